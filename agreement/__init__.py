@@ -1,0 +1,7 @@
+"""agree: long-distance agreement benchmarks for language models.
+
+Reproduces and extends Gulordava et al. (2018), *Colorless green recurrent
+networks dream hierarchically*. Library verbs live in the submodules; the
+``agree`` command (``agreement.cli``) is a thin layer over them.
+"""
+__version__ = "0.1.0"

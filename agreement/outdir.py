@@ -1,0 +1,135 @@
+"""Output directories that appear whole or not at all, and their manifests.
+
+Every command writes into a temporary sibling of ``--out`` and renames it into
+place only when everything succeeded, so an error or an interrupt never leaves
+a half-written directory where a user (or the next command) would read it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+MANIFEST = "manifest.json"
+_PACKAGES = ("agree", "torch", "numpy", "conllu", "kenlm", "sentencepiece", "click",
+             "mwxml", "mwparserfromhell", "matplotlib")
+
+
+@contextmanager
+def atomic_output_dir(out: str | os.PathLike, overwrite: bool = True) -> Iterator[Path]:
+    """Yield a fresh temporary directory beside ``out``; on success it replaces ``out``.
+
+    On any exception (or KeyboardInterrupt) the temporary directory is removed and
+    ``out`` is left exactly as it was.
+    """
+    out = Path(out)
+    parent = out.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    replace_dir(tmp, out, overwrite=overwrite)
+
+
+def replace_dir(src: Path, dst: Path, overwrite: bool = True) -> None:
+    """Move directory ``src`` to ``dst``; an existing ``dst`` is swapped out first."""
+    if dst.exists():
+        if not overwrite:
+            shutil.rmtree(src, ignore_errors=True)
+            raise FileExistsError(f"{dst} exists")
+        old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
+        os.replace(dst, old)
+        os.replace(src, dst)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(src, dst)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def describe_inputs(paths: Iterable[str | os.PathLike]) -> list[dict[str, Any]]:
+    """Path, size and sha256 of each input file (a directory: each file inside it,
+    hidden files excepted)."""
+    rows = []
+    for p in paths:
+        p = Path(p)
+        files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
+        for f in files:
+            if f.name.startswith("."):
+                continue
+            rows.append({"path": str(f), "bytes": f.stat().st_size, "sha256": sha256_file(f)})
+    return rows
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def write_manifest(directory: str | os.PathLike, command: str, inputs: Iterable[str | os.PathLike],
+                   parameters: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """Write ``manifest.json``: what ran, on which inputs (with checksums), with which
+    parameters and package versions, plus any command-specific counts in ``extra``.
+
+    No timestamp: the same inputs and seed give a byte-identical directory."""
+    manifest = {
+        "command": command,
+        "argv": sys.argv[1:],
+        "inputs": describe_inputs(inputs),
+        "parameters": {k: _jsonable(v) for k, v in parameters.items()},
+        "versions": versions(),
+        **{k: _jsonable(v) for k, v in extra.items()},
+    }
+    atomic_write_text(Path(directory) / MANIFEST, json.dumps(manifest, indent=2, sort_keys=False) + "\n")
+    return manifest
+
+
+def read_manifest(directory: str | os.PathLike) -> dict[str, Any]:
+    path = Path(directory) / MANIFEST
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, Path):
+        return str(v)
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    return v

@@ -1,0 +1,163 @@
+"""The agreement item record and its TSV file (``items.tsv``).
+
+One row per (item, variant). Variant 0 is the original treebank sentence;
+variants 1..n are nonce (or perturbed) versions of it. Every command that reads
+or writes test sets goes through :func:`read_items` / :func:`write_items`, so
+the columns below are the one documented schema.
+
+Columns (all tab-separated, header first; lists are space-separated and aligned
+with ``tokens``):
+
+============== ==============================================================
+item_id        stable id of the original item, e.g. ``en_ewt-ud-train:s1234:7``
+variant        0 = original, 1..n = generated variant
+construction   POS sequence, cue first, e.g. ``NOUN VERB VERB``
+direction      ``L`` (head is the target) or ``R`` (head is the cue)
+tokens         the whole sentence, space-separated surface words
+pos            UPOS of each token
+feats          features of each token (``_`` when none), canonical order
+prefix         ``tokens[:target_index]``, space-separated
+correct        the target form in the sentence
+wrong          the alternative form (same lemma, other number)
+lemma          lemma of the target
+number         the target's agreement value(s): ``Sing``; ``Fem,Sing`` for several features
+cue_index      0-based position of the cue in ``tokens``
+target_index   0-based position of the target in ``tokens``
+attractors     context words with the cue's POS and the other agreement value
+context_length words strictly between cue and target
+prefix_length  words before the target (= target_index)
+punct          1 when the context contains punctuation, else 0
+perturbation   what made this variant: ``original``, ``nonce``, ``qwerty:0.2`` ...
+============== ==============================================================
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from agreement.errors import AgreeError
+
+ITEMS_FILE = "items.tsv"
+
+
+@dataclass(frozen=True)
+class Item:
+    item_id: str
+    variant: int
+    construction: str
+    direction: str
+    tokens: tuple[str, ...]
+    pos: tuple[str, ...]
+    feats: tuple[str, ...]
+    correct: str
+    wrong: str
+    lemma: str
+    number: str
+    cue_index: int
+    target_index: int
+    attractors: int
+    punct: bool
+    perturbation: str = "original"
+    extra: dict = field(default_factory=dict, compare=False)  # not written
+
+    @property
+    def prefix(self) -> tuple[str, ...]:
+        return self.tokens[: self.target_index]
+
+    @property
+    def context_length(self) -> int:
+        return self.target_index - self.cue_index - 1
+
+    @property
+    def prefix_length(self) -> int:
+        return self.target_index
+
+    @property
+    def is_original(self) -> bool:
+        return self.variant == 0
+
+    def replace(self, **changes) -> "Item":
+        return dataclasses.replace(self, **changes)
+
+    def as_row(self) -> dict[str, str]:
+        return {
+            "item_id": self.item_id,
+            "variant": str(self.variant),
+            "construction": self.construction,
+            "direction": self.direction,
+            "tokens": " ".join(self.tokens),
+            "pos": " ".join(self.pos),
+            "feats": " ".join(self.feats),
+            "prefix": " ".join(self.prefix),
+            "correct": self.correct,
+            "wrong": self.wrong,
+            "lemma": self.lemma,
+            "number": self.number,
+            "cue_index": str(self.cue_index),
+            "target_index": str(self.target_index),
+            "attractors": str(self.attractors),
+            "context_length": str(self.context_length),
+            "prefix_length": str(self.prefix_length),
+            "punct": "1" if self.punct else "0",
+            "perturbation": self.perturbation,
+        }
+
+    @classmethod
+    def from_row(cls, row: dict[str, str]) -> "Item":
+        tokens = tuple(row["tokens"].split(" "))
+        return cls(
+            item_id=row["item_id"],
+            variant=int(row["variant"]),
+            construction=row["construction"],
+            direction=row["direction"],
+            tokens=tokens,
+            pos=tuple(row["pos"].split(" ")),
+            feats=tuple(row["feats"].split(" ")),
+            correct=row["correct"],
+            wrong=row["wrong"],
+            lemma=row["lemma"],
+            number=row["number"],
+            cue_index=int(row["cue_index"]),
+            target_index=int(row["target_index"]),
+            attractors=int(row["attractors"]),
+            punct=row["punct"] == "1",
+            perturbation=row.get("perturbation") or "original",
+        )
+
+
+COLUMNS = list(Item("", 0, "", "", (), (), (), "", "", "", "", 0, 0, 0, False).as_row())
+
+
+def write_items(path: str | os.PathLike, items: Iterable[Item]) -> int:
+    """Write items (header first) to ``path``; returns the number of rows."""
+    n = 0
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write("\t".join(COLUMNS) + "\n")
+        for item in items:
+            fh.write("\t".join(item.as_row()[c] for c in COLUMNS) + "\n")
+            n += 1
+    return n
+
+
+def read_items(path: str | os.PathLike) -> Iterator[Item]:
+    """Stream items from an ``items.tsv`` file or a directory holding one."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / ITEMS_FILE
+    if not path.exists():
+        raise AgreeError(f"{path}: no such test set (expected an items.tsv or a directory with one)")
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        missing = [c for c in ("item_id", "variant", "tokens", "correct", "wrong", "target_index")
+                   if c not in (reader.fieldnames or [])]
+        if missing:
+            raise AgreeError(f"{path}: not an agree items.tsv (missing columns: {', '.join(missing)})")
+        for lineno, row in enumerate(reader, start=2):
+            try:
+                yield Item.from_row(row)
+            except (KeyError, ValueError, AttributeError) as e:
+                raise AgreeError(f"{path}:{lineno}: malformed item row ({e})") from None

@@ -1,0 +1,2 @@
+class LMError(Exception):
+    """A user-facing error about corpora, training or model directories."""

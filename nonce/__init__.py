@@ -1,0 +1,1 @@
+"""Variants of agreement items: colorless-green nonce sentences and perturbations."""

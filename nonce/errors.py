@@ -1,0 +1,2 @@
+class NonceError(Exception):
+    """A user-facing error while making nonce or perturbed variants."""

@@ -1,0 +1,1 @@
+"""CoNLL-U reading and paradigm tables. Imports nothing else of ours."""
