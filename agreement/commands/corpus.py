@@ -1,0 +1,53 @@
+"""``agree corpus``: Wikipedia dump or tokenised text -> LM corpus and vocabulary."""
+from __future__ import annotations
+
+import click
+
+from agreement.options import log, out_option, quiet_option, seed_option
+from agreement.outdir import atomic_output_dir, write_manifest
+
+
+@click.command()
+@click.argument("inputs", nargs=-1, required=True, type=click.Path())
+@click.option("--lang", required=True,
+              help="Language of the inputs (en, it, ...): picks the tokenizer. A dump's header "
+                   "is not consulted.")
+@out_option
+@click.option("--vocab-size", type=int, default=50000, show_default=True,
+              help="Words in vocab.txt besides <eos> and <unk>.")
+@click.option("--max-unk", type=float, default=0.05, show_default=True,
+              help="Drop sentences with a larger share of words outside the vocabulary.")
+@click.option("--clitics", type=click.Choice(["split", "keep"]), default="split", show_default=True,
+              help="English: split (do n't, John 's: UD words, the paper) or keep (don't: "
+                   "UD 2.16 EWT surface tokens).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes parsing wikitext (dumps only).")
+@seed_option
+@quiet_option
+def corpus(inputs, lang, out, vocab_size, max_unk, clitics, workers, seed, quiet):
+    """Prepare a language-model corpus from MediaWiki XML dumps (.xml, .xml.bz2,
+    multistream too) or plain tokenised text files (one sentence per line):
+    extract article prose, split sentences, tokenise as the language's UD
+    treebanks do, drop sentences with more than --max-unk unknown words,
+    shuffle with --seed and split 8:1:1. Writes train.txt, valid.txt, test.txt,
+    vocab.txt, counts.tsv and manifest.json.
+
+    \b
+    Example:
+      agree corpus enwiki-latest-pages-articles1.xml.bz2 --lang en --out en-corpus
+      agree corpus kind-it.txt --lang it --vocab-size 20000 --out it-corpus
+    """
+    from lm.corpus import prepare_corpus
+
+    params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics,
+              "seed": seed}
+    with atomic_output_dir(out) as tmp:
+        result = prepare_corpus(inputs, tmp, lang, vocab_size=vocab_size, seed=seed,
+                                max_unk=max_unk, quiet=quiet, clitics=clitics, workers=workers)
+        write_manifest(tmp, "corpus", inputs, params, n_tokens=result.n_tokens,
+                       stats=result.stats, sha256=result.sha256)
+    s = result.stats
+    log(f"{s['sentences_read']} sentences ({s['tokens_read']} tokens) read, "
+        f"{s['sentences_dropped_unk']} dropped (> {100 * max_unk:g}% unknown); "
+        f"train/valid/test {result.n_tokens['train']}/{result.n_tokens['valid']}/"
+        f"{result.n_tokens['test']} tokens, vocabulary {s['vocab_size']} -> {out}", quiet)

@@ -1,0 +1,74 @@
+"""``agree extract``: UD treebank -> constructions and original agreement items."""
+from __future__ import annotations
+
+import click
+
+from agreement.extract import (CONSTRUCTIONS_FILE, ExtractConfig, extract_items, parse_features, read_vocab,
+                               summary_table, write_constructions)
+from agreement.options import log, out_option, quiet_option
+from agreement.outdir import atomic_output_dir, write_manifest
+from agreement.records import ITEMS_FILE, write_items
+from treebanks.paradigms import MODES, PARADIGMS_FILE
+
+
+@click.command()
+@click.argument("treebanks", nargs=-1, required=True, type=click.Path())
+@out_option
+@click.option("--features", default="Number", show_default=True,
+              help="Agreement feature(s), a |-list such as Number|Gender.")
+@click.option("--lang", help="Language code (e.g. en, it), recorded for agree nonce's article rule.")
+@click.option("--min-count", type=int, default=10, show_default=True,
+              help="Cues needed for each of two values (singular and plural) to keep a construction.")
+@click.option("--min-distance", type=int, default=4, show_default=True,
+              help="Smallest cue-target index difference (4 = at least 3 words between).")
+@click.option("--max-distance", type=int, default=14, show_default=True,
+              help="Largest cue-target index difference.")
+@click.option("--alt", type=click.Choice(MODES), default="closest", show_default=True,
+              help="Alternative form: other number with the closest remaining features, "
+                   "or exactly the same ones (the paper).")
+@click.option("--infer-verb-number", is_flag=True,
+              help="Give finite present VERB/AUX without Number one (Person=3 -> Sing, else Plur), "
+                   "as the paper did for English UD 2.0.")
+@click.option("--vocab", type=click.Path(exists=True),
+              help="LM vocabulary (vocab.txt or a corpus/model directory): keep items whose words "
+                   "from cue to target and both target forms are in it.")
+@click.option("--explain", multiple=True, metavar="CONSTRUCTION",
+              help='Print a construction\'s joint counts and verdict, e.g. "R VERB NOUN CCONJ VERB".')
+@click.option("--format", "fmt", type=click.Choice(["tsv", "colorlessgreen"]), default="tsv",
+              show_default=True, help="colorlessgreen: also write the paper's generated.text/.gold/.eval/.tab.")
+@quiet_option
+def extract(treebanks, out, features, lang, min_count, min_distance, max_distance, alt,
+            infer_verb_number, vocab, explain, fmt, quiet):
+    """Mine long-distance agreement constructions from UD treebank files (.conllu,
+    .conllu.gz, .conllu.bz2, or directories of them) and write the original test
+    items: constructions.tsv, items.tsv, paradigms.tsv, manifest.json. Prints the
+    kept constructions (and any --explain diagnostics) on stdout.
+
+    \b
+    Example:
+      agree extract ../shared/data/ud/en_ewt --lang en --out en-items \\
+          --explain "R VERB NOUN CCONJ VERB"
+    """
+    config = ExtractConfig(features=parse_features(features), min_count=min_count, min_distance=min_distance,
+                           max_distance=max_distance, alt=alt, infer_verb_number=infer_verb_number,
+                           vocab=read_vocab(vocab) if vocab else None, lang=lang, explain=tuple(explain),
+                           quiet=quiet)
+    result = extract_items(treebanks, config)
+    with atomic_output_dir(out) as tmp:
+        write_items(tmp / ITEMS_FILE, result.items)
+        write_constructions(tmp / CONSTRUCTIONS_FILE, result, config.features)
+        result.paradigms.save(tmp / PARADIGMS_FILE)
+        if fmt == "colorlessgreen":
+            from agreement.colorlessgreen import write_colorlessgreen
+            write_colorlessgreen(result.items, tmp, features=config.features,
+                                 frequencies=result.paradigms.form_counts())
+        write_manifest(tmp, "extract", list(result.files) + ([vocab] if vocab else []),
+                       {**config.parameters(), "vocab": vocab, "format": fmt},
+                       counts={"sentences": result.sentences, "tokens": result.tokens,
+                               "constructions": len(result.kept), "items": len(result.items)},
+                       constructions=[c.name for c in result.kept], filters=result.filters)
+    click.echo(summary_table(result))
+    for text in result.explanations:
+        click.echo(text)
+    log(f"{result.sentences} sentences, {len(result.kept)} constructions, {len(result.items)} items -> {out}",
+        quiet)

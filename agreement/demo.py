@@ -1,0 +1,250 @@
+"""``agree demo``: the whole study on a generated language, in minutes, with a report.
+
+:func:`run_demo` generates a treebank and a training corpus (:mod:`agreement.synthlang`)
+and then runs the same commands a user would type, in this process and in this
+order (each writes its own directory and manifest, exactly as on the command line):
+
+    agree corpus    synth/corpus.txt            -> corpus/
+    agree extract   synth/treebank.conllu       -> extract/
+    agree nonce     extract/                    -> nonce/
+    agree train-lm  corpus/ --arch lstm|kn5|unigram -> models/<arch>/
+    agree score     nonce/ --model ...          -> score/
+    report.md       (:mod:`agreement.report`)
+
+Why the commands and not their library functions: the demo is the README's first
+command, so it should exercise the CLI surface users will use next, and its output
+directories are then indistinguishable from hand-made ones (same files, same
+manifests, whose ``argv`` is the step's own command line). The steps run with the
+output directory as working directory and relative paths, so the manifests' paths
+stay valid after the temporary directory is renamed to ``--out``.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import click
+
+from agreement.options import log
+from agreement.outdir import atomic_output_dir, read_manifest, write_manifest
+from agreement.report import ModelInfo, ReportInputs, accuracy, tally, write_report
+from agreement.synthlang import GrammarConfig, write_synthetic
+
+LANG = "synth"   # a language code of its own: no language-specific rule applies to it
+
+
+@dataclass(frozen=True)
+class DemoConfig:
+    """Sizes and training budget of one demo run.
+
+    sentences: treebank sentences (test items come from these);
+    corpus_tokens: tokens of LM training text (split 8:1:1 by ``agree corpus``);
+    nonce: nonce variants per original item;
+    lstm_epochs / lstm_max_steps: the LSTM's training budget (``--epochs`` /
+        ``--max-steps`` of train-lm; None = the command's default);
+    lstm_options: further ``agree train-lm`` options for the LSTM, as CLI words;
+    kn_order: n-gram order of the Kneser-Ney model;
+    seed: one seed for the generator, nonce sampling, corpus shuffle and training;
+    quiet: no progress lines or bars."""
+    size: str = "default"
+    sentences: int = 2000
+    corpus_tokens: int = 300_000
+    nonce: int = 9
+    lstm_epochs: int | None = 3
+    lstm_max_steps: int | None = None
+    lstm_options: tuple[str, ...] = ()
+    kn_order: int = 5
+    seed: int = 1111
+    quiet: bool = False
+    grammar: GrammarConfig = field(default_factory=GrammarConfig)
+
+
+#: --size presets. ``default`` is sized for under 10 minutes on 2 CPU cores;
+#: ``tiny`` for the end-to-end test (under 2 minutes).
+PRESETS = {
+    "default": dict(sentences=2000, corpus_tokens=300_000, nonce=9, lstm_epochs=3),
+    "tiny": dict(sentences=300, corpus_tokens=40_000, nonce=3, lstm_epochs=3),
+}
+
+
+def demo_config(size: str = "default", *, seed: int = 1111, quiet: bool = False, **overrides) -> DemoConfig:
+    """The preset ``size`` with ``overrides`` (any :class:`DemoConfig` field)."""
+    if size not in PRESETS:
+        raise ValueError(f"unknown demo size {size!r} (known: {', '.join(PRESETS)})")
+    return DemoConfig(size=size, seed=seed, quiet=quiet, **{**PRESETS[size], **overrides})
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """What a demo run produced.
+
+    out_dir: the output directory; report: its report.md; finding: the report's
+    generated sentence; accuracy: model -> {"original", "nonce", "original_attr",
+    "nonce_attr"} -> accuracy in % (``_attr``: items with at least one attractor);
+    timings: (step, seconds); wall_s: total wall time in seconds; table: the
+    accuracy table ``agree score`` printed."""
+    out_dir: Path
+    report: Path
+    finding: str
+    accuracy: dict
+    timings: tuple[tuple[str, float], ...]
+    wall_s: float
+    table: str = ""
+
+
+MODELS = (
+    ModelInfo("lstm", "LSTM", "lstm"),
+    ModelInfo("kn5", "5-gram", "kn5"),
+    ModelInfo("unigram", "unigram", "unigram"),
+)
+
+
+@contextlib.contextmanager
+def _working_dir(path: Path) -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def _agree(args: Sequence[str], *, quiet: bool) -> str:
+    """Run one ``agree`` command in this process; returns what it printed on stdout
+    (the caller decides whether people see it). Domain errors surface as
+    ``click.ClickException`` with the command's own message."""
+    from agreement.cli import cli
+
+    out = io.StringIO()
+    argv = sys.argv
+    sys.argv = ["agree", *args]   # each step's manifest records its own command line
+    try:
+        with contextlib.redirect_stdout(out):
+            cli.main(args=list(args), prog_name="agree", standalone_mode=False)
+    except click.exceptions.Exit as e:   # --help and friends; not used by the demo
+        if e.exit_code:
+            raise
+    finally:
+        sys.argv = argv
+    return out.getvalue()
+
+
+def commands(config: DemoConfig) -> list[list[str]]:
+    """The demo's pipeline as ``agree`` argument lists (paths relative to --out)."""
+    q = ["--quiet"] if config.quiet else []
+    seed = ["--seed", str(config.seed)]
+    lstm = ["--size", "small", *seed]
+    if config.lstm_epochs is not None:
+        lstm += ["--epochs", str(config.lstm_epochs)]
+    if config.lstm_max_steps is not None:
+        lstm += ["--max-steps", str(config.lstm_max_steps)]
+    lstm += list(config.lstm_options)
+    return [
+        ["corpus", "synth/corpus.txt", "--lang", LANG, *seed, "--out", "corpus", *q],
+        ["extract", "synth/treebank.conllu", "--lang", LANG, "--vocab", "corpus", "--out", "extract", *q],
+        ["nonce", "extract", "--n", str(config.nonce), "--vocab", "corpus", *seed, "--out", "nonce", *q],
+        ["train-lm", "corpus", "--lang", LANG, "--arch", "lstm", *lstm, "--out", "models/lstm", *q],
+        ["train-lm", "corpus", "--lang", LANG, "--arch", "kn5", "--order", str(config.kn_order), *seed,
+         "--out", "models/kn5", *q],
+        ["train-lm", "corpus", "--lang", LANG, "--arch", "unigram", *seed, "--out", "models/unigram", *q],
+        ["score", "nonce", *(f"--model={m.name}=models/{m.name}" for m in MODELS), *seed,
+         "--out", "score", *q],
+    ]
+
+
+def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig()) -> DemoResult:
+    """Run the pipeline into ``out_dir`` (atomically: it appears whole or not at all)
+    and write ``report.md`` there. Progress lines go to stderr unless ``config.quiet``."""
+    start = time.perf_counter()
+    quiet = config.quiet
+    timings: list[tuple[str, float]] = []
+    steps = commands(config)
+    n_steps = len(steps) + 2
+    out_dir = Path(out_dir).resolve()
+    table = ""
+    with atomic_output_dir(out_dir) as tmp, _working_dir(tmp):
+        t = time.perf_counter()
+        log(f"[1/{n_steps}] generating the language: {config.sentences} treebank sentences, "
+            f"{config.corpus_tokens} corpus tokens (seed {config.seed})", quiet)
+        synth = write_synthetic("synth", seed=config.seed, sentences=config.sentences,
+                                corpus_tokens=config.corpus_tokens, config=config.grammar)
+        write_manifest("synth", "demo:synthlang", [], {"seed": config.seed, "sentences": config.sentences,
+                                                       "corpus_tokens": config.corpus_tokens,
+                                                       "grammar": asdict(config.grammar)},
+                       counts={"corpus_sentences": synth.corpus_sentences, "corpus_tokens": synth.corpus_tokens})
+        timings.append(("generate the language", time.perf_counter() - t))
+        for i, args in enumerate(steps, start=2):
+            t = time.perf_counter()
+            log(f"[{i}/{n_steps}] agree {' '.join(a for a in args if a != '--quiet')}", quiet)
+            printed = _agree(args, quiet=quiet)
+            if args[0] == "score":
+                table = printed
+            elif printed and not quiet:
+                click.echo(printed.rstrip("\n"), err=True)
+            label = f"agree {args[0]}" + (f" {args[args.index('--arch') + 1]}" if "--arch" in args else "")
+            timings.append((label, time.perf_counter() - t))
+            log(f"      {timings[-1][1]:.1f} s", quiet)
+        t = time.perf_counter()
+        log(f"[{n_steps}/{n_steps}] writing report.md", quiet)
+        models = tuple(ModelInfo(m.name, m.label, m.kind, _model_detail(Path("models") / m.name))
+                       for m in MODELS)
+        timings.append(("report", 0.0))
+        wall = time.perf_counter() - start
+        inputs = ReportInputs(
+            scored=Path("score/items.tsv"), testset=Path("nonce/items.tsv"), score_dir=Path("score"),
+            models=models, setting=tuple(_setting(config, synth)),
+            commands=tuple("agree " + " ".join(a for a in args if a != "--quiet") for args in steps),
+            timings=tuple(timings[:-1]), wall_s=wall)
+        finding = write_report(inputs, "report.md")
+        figs = tally(inputs.scored, inputs.testset)
+        acc = {m.name: {f"{c}{'_attr' if a else ''}": accuracy(figs, m.name, c, attracted=a)
+                        for c in ("original", "nonce") for a in (False, True)} for m in MODELS}
+        timings[-1] = ("report", time.perf_counter() - t)
+    wall = time.perf_counter() - start
+    log(f"done in {wall:.0f} s: {out_dir / 'report.md'}", quiet)
+    log(finding, quiet)
+    return DemoResult(out_dir, out_dir / "report.md", finding, acc, tuple(timings), wall, table)
+
+
+def _setting(config: DemoConfig, synth) -> list[str]:
+    lines = [f"A generated language (`agreement/synthlang.py`, seed {config.seed}, size `{config.size}`): "
+             f"{config.sentences} treebank sentences (`synth/treebank.conllu`) and "
+             f"{synth.corpus_tokens} tokens of training text in {synth.corpus_sentences} other sentences "
+             f"(`synth/corpus.txt`, split 8:1:1 by `agree corpus`)."]
+    for name, what in (("extract", "agree extract"), ("nonce", "agree nonce")):
+        try:
+            counts = read_manifest(name).get("counts", {})
+        except OSError:
+            continue
+        shown = ", ".join(f"{k} {v}" for k, v in counts.items() if isinstance(v, (int, float)))
+        if shown:
+            lines.append(f"`{what}`: {shown}.")
+    return lines
+
+
+def _model_detail(model_dir: Path) -> str:
+    """Size and validation perplexity of a trained model, from its files."""
+    import json
+
+    parts = []
+    try:
+        config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    for key, label in (("layers", "layers"), ("hidden_size", "units"), ("order", "order")):
+        if key in config:
+            parts.append(f"{config[key]} {label}")
+    metrics = config.get("metrics") or {}
+    try:
+        metrics = {**metrics, **(read_manifest(model_dir).get("metrics") or {})}
+    except OSError:
+        pass
+    if metrics.get("valid_ppl") is not None:
+        parts.append(f"validation perplexity {float(metrics['valid_ppl']):.2f}")
+    return ", ".join(parts)

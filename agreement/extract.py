@@ -1,0 +1,311 @@
+"""Treebank -> constructions and original agreement items (``agree extract``).
+
+:func:`extract_items` streams the treebank once: every sentence feeds the
+paradigm table and the construction miner (:mod:`agreement.mining`). Then each
+agreeing arc of a kept construction becomes an original :class:`Item`
+(method.md section 2, steps 5-7) unless (counted in ``ExtractResult.filters``)
+
+* ``no_alternative``: the paradigm table has no form of the target's lemma and
+  POS with the other agreement value (:meth:`ParadigmTable.alternative`; a
+  capitalised alternative of a lowercase target is lowercased: the table may
+  have seen it only at the start of a sentence);
+* ``same_spelling``: the alternative is spelled like the target (*said*/*said*);
+* ``vocab``: with a vocabulary, a word from cue to target or the alternative
+  form is not in it (the paper's filter).
+
+Attractors (step 7): context words that have, among their analyses in the
+paradigm table at least 10% as frequent as their most frequent one, an analysis
+with the cue's POS and another agreement value.
+
+Item ids are ``<file stem>:<sent_id>:<cue>-<target>`` (0-based indices), unique
+and stable across runs; items are sorted by construction (the order of
+``constructions.tsv``), then treebank order.
+"""
+from __future__ import annotations
+
+import dataclasses
+import gc
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from agreement.errors import AgreeError
+from agreement.mining import Construction, ConstructionMiner, Key, MiningConfig, explain, parse_construction
+from agreement.records import Item
+from treebanks.errors import TreebankError
+from treebanks.features import feature_names, feature_values, infer_verb_number
+from treebanks.paradigms import MODES, ParadigmTable
+from treebanks.reader import Sentence, expand_paths, read_treebanks
+
+CONSTRUCTIONS_FILE = "constructions.tsv"
+CONSTRUCTION_COLUMNS = ("direction", "construction", "pairs", "sing", "plur", "cue_counts",
+                        "entropy", "arcs", "items")
+#: an attractor analysis must be at least this share of the word's most frequent one
+ATTRACTOR_MIN_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class ExtractConfig:
+    """Options of ``agree extract`` (defaults: the paper's)."""
+    features: tuple[str, ...] = ("Number",)  #: agreement features
+    min_count: int = 10          #: cues needed per value (singular and plural)
+    min_distance: int = 4        #: smallest cue-target index difference (3 words between)
+    max_distance: int = 14       #: largest cue-target index difference
+    max_entropy: float = 0.001   #: H(cue | target) threshold, nats
+    alt: str = "closest"         #: alternative-form lookup: "closest" or "exact" (the paper's)
+    infer_verb_number: bool = False  #: add Number to finite present verbs that lack it
+    vocab: frozenset[str] | None = None  #: keep items whose words are all in it
+    lang: str | None = None      #: language code, recorded for later steps
+    explain: tuple[str, ...] = ()  #: constructions to explain, e.g. "R VERB NOUN CCONJ VERB"
+    quiet: bool = True           #: no progress bar
+
+    def mining(self) -> MiningConfig:
+        return MiningConfig(self.features, self.min_distance, self.max_distance,
+                            self.min_count, self.max_entropy)
+
+    def parameters(self) -> dict:
+        """The parameters as the manifest records them."""
+        d = dataclasses.asdict(self)
+        d["features"] = "|".join(self.features)
+        d["vocab"] = None if self.vocab is None else len(self.vocab)
+        d["explain"] = list(self.explain)
+        del d["quiet"]
+        return d
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    """Everything ``agree extract`` writes."""
+    items: tuple[Item, ...]                  #: original items, sorted
+    constructions: tuple[Construction, ...]  #: every construction seen, judged
+    kept: tuple[Construction, ...]           #: the kept ones, most items first
+    item_counts: dict[Key, int]              #: items per kept construction
+    paradigms: ParadigmTable
+    filters: dict[str, int]                  #: what each filter dropped (arcs, constructions, items)
+    sentences: int
+    tokens: int
+    files: tuple[Path, ...]
+    explanations: tuple[str, ...]            #: one text per ``config.explain`` entry
+
+
+def parse_features(spec: str | Sequence[str]) -> tuple[str, ...]:
+    """``"Number|Gender"`` -> ``("Gender", "Number")`` (canonical order, as in FEATS)."""
+    names = spec.split("|") if isinstance(spec, str) else list(spec)
+    names = [n.strip() for n in names if n.strip()]
+    if not names:
+        raise AgreeError("no agreement feature given (e.g. --features Number)")
+    return tuple(sorted(set(names), key=lambda s: (s.lower(), s)))
+
+
+def read_vocab(path: str | os.PathLike) -> frozenset[str]:
+    """Words of an LM vocabulary: ``vocab.txt`` (first tab-separated column of each
+    line) or a corpus/model directory holding one; ``<eos>``-style symbols skipped."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "vocab.txt"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            words = frozenset(w for line in fh if (w := line.rstrip("\r\n").split("\t")[0])
+                              and not (w.startswith("<") and w.endswith(">")))
+    except OSError as e:
+        raise AgreeError(f"{path}: cannot read vocabulary ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise AgreeError(f"{path}: vocabulary is not UTF-8 text") from None
+    if not words:
+        raise AgreeError(f"{path}: empty vocabulary")
+    return words
+
+
+def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = ExtractConfig()) -> ExtractResult:
+    """Mine constructions from UD treebank files and turn them into original items."""
+    config = dataclasses.replace(config, features=parse_features(config.features))
+    _check_config(config)
+    keys = [parse_construction(s) for s in config.explain]  # fail before the long part
+    files = expand_paths(paths)
+    miner = ConstructionMiner(config.mining())
+    table = ParadigmTable()
+    with _gc_paused():
+        for sentence in read_treebanks(files, quiet=config.quiet):
+            if config.infer_verb_number:
+                sentence = _infer_number(sentence)
+            table.add_tokens(sentence.tokens)
+            miner.add_sentence(sentence)
+    _check_features(table, config.features, files)
+
+    constructions = miner.constructions()
+    filters = dict(miner.drops)
+    kept = [c for c in constructions if c.kept]
+    filters["constructions"] = len(constructions)
+    filters["constructions_rejected"] = len(constructions) - len(kept)
+    filters["constructions_kept"] = len(kept)
+    filters["arcs_in_rejected_constructions"] = sum(c.arcs for c in constructions if not c.kept)
+    filters["arcs_in_kept_constructions"] = sum(c.arcs for c in kept)
+    filters["disagreeing"] = sum(c.arcs - len(miner.agreeing[c.key]) for c in kept)
+    for name in ("no_alternative", "same_spelling", "vocab"):
+        filters[name] = 0
+
+    builder = _ItemBuilder(table, config, filters)
+    per_key = {c.key: [it for arc in miner.agreeing[c.key] if (it := builder.item(c, arc))] for c in kept}
+    kept.sort(key=lambda c: (-len(per_key[c.key]), c.direction, c.pos))
+    items = tuple(it for c in kept for it in per_key[c.key])
+    filters["items"] = len(items)
+    explanations = []
+    for spec, key in zip(config.explain, keys):
+        text = explain(miner.judge(key), key, config.mining())
+        if key in per_key:
+            text += f"\n  items: {len(per_key[key])}"
+        explanations.append(text)
+    return ExtractResult(items, tuple(constructions), tuple(kept), {k: len(v) for k, v in per_key.items()},
+                         table, filters, miner.sentences, miner.tokens, tuple(files), tuple(explanations))
+
+
+@contextmanager
+def _gc_paused():
+    """The reading pass allocates millions of small objects, none in reference
+    cycles (reference counting frees them); the cyclic collector's repeated scans
+    of the growing heap would cost a tenth of the run."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _check_config(c: ExtractConfig) -> None:
+    if c.alt not in MODES:
+        raise AgreeError(f"unknown --alt {c.alt!r} (expected one of: {', '.join(MODES)})")
+    if not 1 <= c.min_distance <= c.max_distance:
+        raise AgreeError(f"need 1 <= min distance <= max distance (got {c.min_distance}..{c.max_distance})")
+    if c.min_count < 1:
+        raise AgreeError(f"--min-count must be at least 1 (got {c.min_count})")
+
+
+def _check_features(table: ParadigmTable, features: Sequence[str], files: Sequence[Path]) -> None:
+    seen: set[str] = set()
+    for feats in {a.feats for a in table.counts}:
+        seen |= feature_names(feats)
+    missing = [f for f in features if f not in seen]
+    if missing:
+        where = str(files[0]) if len(files) == 1 else f"{len(files)} files"
+        have = ", ".join(sorted(seen, key=str.lower)) or "none"
+        raise TreebankError(f"{where}: no token has the feature {', '.join(missing)}; "
+                            f"features in this treebank: {have}")
+
+
+def _infer_number(sentence: Sentence) -> Sentence:
+    tokens = sentence.tokens
+    new = [t if (f := infer_verb_number(t.upos, t.feats)) == t.feats else dataclasses.replace(t, feats=f)
+           for t in tokens]
+    return dataclasses.replace(sentence, tokens=tuple(new))
+
+
+def _word(form: str) -> str:
+    # items.tsv separates words by spaces; a few treebanks have spaces inside a form
+    return form.replace(" ", "\u00a0")
+
+
+def _match_case(form: str, like: str) -> str:
+    # the table may know the other form only sentence-initially ("Dormono"); a
+    # lowercase target gets a lowercase alternative (all-caps forms stay)
+    if like[:1].islower() and form[:1].isupper() and not form.isupper():
+        return form[0].lower() + form[1:]
+    return form
+
+
+def file_stem(path: str | os.PathLike) -> str:
+    """``.../en_ewt-ud-train.conllu.gz`` -> ``en_ewt-ud-train``."""
+    name = Path(path).name
+    for suffix in (".gz", ".bz2", ".conllu"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+class _ItemBuilder:
+    """Turns agreeing arcs into items, applying the item filters (counted)."""
+
+    def __init__(self, table: ParadigmTable, config: ExtractConfig, filters: dict[str, int]):
+        self.table, self.config, self.filters = table, config, filters
+        self._readings: dict[str, frozenset] = {}
+
+    def readings(self, form: str) -> frozenset:
+        """(upos, agreement value) of the form's analyses that count for attractors."""
+        r = self._readings.get(form)
+        if r is None:
+            rows = self.table.analyses(form)
+            top = rows[0][1] if rows else 0
+            r = frozenset((a.upos, v) for a, n in rows if n >= ATTRACTOR_MIN_SHARE * top
+                          and (v := feature_values(a.feats, self.config.features)) is not None)
+            self._readings[form] = r
+        return r
+
+    def item(self, c: Construction, arc) -> Item | None:
+        cfg, filters = self.config, self.filters
+        tokens = arc.sentence.tokens
+        cue, target = tokens[arc.cue], tokens[arc.target]
+        wrong = self.table.alternative(target.lemma, target.upos, target.feats, cfg.features, cfg.alt)
+        if wrong is None:
+            filters["no_alternative"] += 1
+            return None
+        wrong = _match_case(wrong, target.form)
+        if wrong == target.form:
+            filters["same_spelling"] += 1
+            return None
+        if cfg.vocab is not None and (wrong not in cfg.vocab or any(
+                t.form not in cfg.vocab for t in tokens[arc.cue:arc.target + 1])):
+            filters["vocab"] += 1
+            return None
+        context = tokens[arc.cue + 1:arc.target]
+        attractors = sum(1 for t in context if any(
+            u == cue.upos and v != arc.value for u, v in self.readings(t.form)))
+        s = arc.sentence
+        return Item(
+            item_id=f"{file_stem(s.source)}:{s.sent_id}:{arc.cue}-{arc.target}",
+            variant=0, construction=" ".join(c.pos), direction=c.direction,
+            tokens=tuple(_word(t.form) for t in tokens), pos=tuple(t.upos for t in tokens),
+            feats=tuple(t.feats for t in tokens), correct=_word(target.form), wrong=_word(wrong),
+            lemma=target.lemma, number=",".join(arc.value), cue_index=arc.cue, target_index=arc.target,
+            attractors=attractors, punct=any(t.upos == "PUNCT" for t in context))
+
+
+def write_constructions(path: str | os.PathLike, result: ExtractResult, features: Sequence[str]) -> int:
+    """Write ``constructions.tsv`` (the kept constructions, in item order); returns rows.
+
+    Columns: direction; construction (POS, cue first); pairs (``cue>target:arcs``,
+    all candidate arcs); sing / plur (cues with Number=Sing / Plur, pairs seen once
+    excluded; empty when Number is not an agreement feature); cue_counts (the same
+    for every value of every feature); entropy (H(cue | target), nats); arcs
+    (candidate arcs); items (original items extracted)."""
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write("\t".join(CONSTRUCTION_COLUMNS) + "\n")
+        for c in result.kept:
+            counts = dict(c.cue_counts)
+            number = "Number" in features
+            row = (c.direction, " ".join(c.pos), " ".join(f"{cv}>{tv}:{n}" for cv, tv, n in c.pairs),
+                   str(counts.get("Number=Sing", 0)) if number else "",
+                   str(counts.get("Number=Plur", 0)) if number else "",
+                   " ".join(f"{v}:{n}" for v, n in c.cue_counts), f"{c.entropy:.6f}", str(c.arcs),
+                   str(result.item_counts[c.key]))
+            fh.write("\t".join(row) + "\n")
+    return len(result.kept)
+
+
+def summary_table(result: ExtractResult) -> str:
+    """The kept constructions as a small text table (for stdout)."""
+    rows = [("dir", "construction", "sing", "plur", "arcs", "items")]
+    for c in result.kept:
+        counts = dict(c.cue_counts)
+        rows.append((c.direction, " ".join(c.pos), str(counts.get("Number=Sing", "-")),
+                     str(counts.get("Number=Plur", "-")), str(c.arcs), str(result.item_counts[c.key])))
+    rows.append(("", f"{len(result.kept)} constructions", "", "", "", str(len(result.items))))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    right = {2, 3, 4, 5}
+    return "\n".join("  ".join(v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in
+                               enumerate(zip(r, widths))).rstrip() for r in rows)
+
+
+__all__ = ["ExtractConfig", "ExtractResult", "extract_items", "parse_features", "read_vocab",
+           "write_constructions", "summary_table", "file_stem"]

@@ -1,0 +1,226 @@
+"""The paper's tab-separated evaluation files, and telling test-set formats apart.
+
+Gulordava et al. release, per language, ``generated.tab`` (the test set, two rows per
+sentence: the correct and the wrong candidate form) and evaluation outputs with the
+same columns plus one column per model (natural-log probability of that candidate
+after the prefix) and, for Italian, ``mturk_count`` (raters who chose the candidate).
+See ``../shared/data/colorlessgreen/README-evaluation_output.md``.
+
+The files were written with CSV quoting (a field holding ``"`` is quoted and the
+quote doubled), so they are read with the csv module's default quoting.
+
+A TESTSET argument of ``agree score`` is one of (:func:`detect_testset`):
+``items``           our ``items.tsv`` or a directory holding one;
+``colorlessgreen``  the paper's ``generated.{text,gold,eval}`` set (a directory, a path
+                    prefix such as ``.../generated``, or one of those files);
+``paper-tab``       a paper ``.tab`` file (``generated.tab`` or an evaluation output).
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agreement.errors import AgreeError
+from agreement.records import ITEMS_FILE, Item, read_items
+
+#: Columns of the paper's .tab files that are not model outputs.
+STANDARD_COLUMNS = ("pattern", "constr_id", "sent_id", "correct_number", "form", "class", "type",
+                    "prefix", "n_attr", "punct", "freq", "len_context", "len_prefix", "sent",
+                    "full_id", "mturk_count")
+_REQUIRED = ("pattern", "constr_id", "sent_id", "form", "class", "type", "prefix")
+#: Name of the pseudo-model made from the ``freq`` column (the paper's unigram baseline).
+FREQ_MODEL = "unigram[freq]"
+_GENERATED = ("generated.text", "generated.gold", "generated.eval")
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    """A paper .tab file, one :class:`Item` per correct/wrong row pair.
+
+    path           the file
+    columns        all column names, in file order
+    model_columns  the columns holding model outputs (not in :data:`STANDARD_COLUMNS`)
+    items          the items, in file order of their first row
+    values         column -> per item (value for the correct form, value for the wrong
+                   form), for ``freq``, ``mturk_count`` and every model column present
+    """
+    path: Path
+    columns: tuple[str, ...]
+    model_columns: tuple[str, ...]
+    items: tuple[Item, ...]
+    values: dict = field(default_factory=dict)
+
+
+def _item_from_rows(correct: dict, wrong: dict, where: str) -> Item:
+    pattern = correct["pattern"]
+    direction, sep, rest = pattern.partition("__")
+    if not sep:
+        direction, rest = "", pattern
+    prefix = tuple(correct["prefix"].split()) if correct["prefix"].strip() else ()
+    sent = [w for w in (correct.get("sent") or "").split() if w != "<eos>"]
+    # The `sent` column holds the stimulus before the target was swapped in (the README
+    # says to ignore it); only its words after the target are kept, to complete the
+    # sentence. Scoring looks at the prefix alone. `len_context` counts the cue too
+    # (target index - cue index: 4 for "il sofisticato e perfetto | faro").
+    tokens = prefix + (correct["form"],) + tuple(sent[len(prefix) + 1:])
+    try:
+        variant = int(correct["sent_id"])
+        attractors = int(correct.get("n_attr") or 0)
+        context = int(correct["len_context"]) if correct.get("len_context") else 0
+    except ValueError as e:
+        raise AgreeError(f"{where}: malformed row ({e})") from None
+    number = (correct.get("correct_number") or "").capitalize() or "_"
+    return Item(
+        item_id=f"{pattern}:{correct['constr_id']}", variant=variant,
+        construction=" ".join(rest.split("_")), direction=direction, tokens=tokens,
+        pos=("_",) * len(tokens), feats=("_",) * len(tokens), correct=correct["form"],
+        wrong=wrong["form"], lemma="_", number=number,
+        cue_index=max(len(prefix) - context, 0), target_index=len(prefix),
+        attractors=attractors, punct=correct.get("punct") == "True",
+        perturbation="original" if correct["type"] == "original" else "nonce",
+        extra={"full_id": correct.get("full_id", "")})
+
+
+def read_paper_tab(path: str | os.PathLike) -> PaperTable:
+    """Read a paper .tab file; raises :class:`AgreeError` naming the file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise AgreeError(f"{path}: no such file")
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter="\t")
+        columns = tuple(reader.fieldnames or ())
+        missing = [c for c in _REQUIRED if c not in columns]
+        if missing:
+            raise AgreeError(f"{path}: not a colorlessgreen .tab file (missing columns: "
+                             f"{', '.join(missing)})")
+        numeric = [c for c in columns if c not in STANDARD_COLUMNS or c in ("freq", "mturk_count")]
+        order: list[tuple] = []
+        pairs: dict[tuple, dict[str, tuple[int, dict]]] = {}
+        for row in reader:
+            line = reader.line_num
+            key = (row["pattern"], row["constr_id"], row["sent_id"])
+            if key not in pairs:
+                pairs[key] = {}
+                order.append(key)
+            cls = row["class"]
+            if cls not in ("correct", "wrong") or cls in pairs[key]:
+                raise AgreeError(f"{path}:{line}: expected one 'correct' and one 'wrong' row per "
+                                 f"sentence, got class {cls!r} for {':'.join(key)}")
+            pairs[key][cls] = (line, row)
+    items, values = [], {c: [] for c in numeric}
+    for key in order:
+        pair = pairs[key]
+        if len(pair) != 2:
+            line = next(iter(pair.values()))[0]
+            raise AgreeError(f"{path}:{line}: sentence {':'.join(key)} has no "
+                             f"{'wrong' if 'correct' in pair else 'correct'} row")
+        (lc, c), (lw, w) = pair["correct"], pair["wrong"]
+        items.append(_item_from_rows(c, w, f"{path}:{lc}"))
+        for col in numeric:
+            values[col].append((_number(c[col], path, lc, col), _number(w[col], path, lw, col)))
+    model_columns = tuple(c for c in columns if c not in STANDARD_COLUMNS)
+    return PaperTable(path, columns, model_columns, tuple(items),
+                      {c: tuple(v) for c, v in values.items()})
+
+
+def _number(text: str | None, path: Path, line: int, column: str) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        raise AgreeError(f"{path}:{line}: column {column!r} holds {text!r}, not a number") from None
+
+
+def scores_from_column(table: PaperTable, column: str, testset: str = ""):
+    """The log-probabilities of a model column as ``ScoredItem`` records (model = column).
+
+    Raises :class:`AgreeError` listing the model columns when ``column`` is absent."""
+    from agreement.score import ScoredItem
+
+    if column not in table.model_columns:
+        available = ", ".join(table.model_columns) or "none"
+        raise AgreeError(f"{table.path}: no model column {column!r} (model columns: {available})")
+    return [ScoredItem(it, column, column, "paper-output", c, w, False, testset)
+            for it, (c, w) in zip(table.items, table.values[column])]
+
+
+def freq_baseline(table: PaperTable, testset: str = ""):
+    """The paper's unigram baseline from the ``freq`` column: the more frequent form
+    wins, a tie is wrong. ``logp_*`` hold natural-log *counts* (unnormalised: the
+    corpus size cancels in the comparison). Empty when the file has no ``freq``."""
+    from agreement.score import ScoredItem
+
+    if "freq" not in table.values:
+        return []
+    log = lambda n: math.log(n) if n > 0 else float("-inf")
+    return [ScoredItem(it, FREQ_MODEL, FREQ_MODEL, "unigram", log(c), log(w), False, testset)
+            for it, (c, w) in zip(table.items, table.values["freq"])]
+
+
+# --------------------------------------------------------------------------- detection
+
+@dataclass(frozen=True)
+class TestSet:
+    """A loaded TESTSET argument.
+
+    label  the argument as given (used as ``testset`` in the scored items)
+    kind   ``items``, ``colorlessgreen`` or ``paper-tab``
+    items  its items
+    table  the parsed .tab for ``paper-tab`` (model columns, ``freq``), else None
+    """
+    __test__ = False  # not a pytest class
+    label: str
+    kind: str
+    items: tuple[Item, ...]
+    table: PaperTable | None = None
+
+
+def _first_line(path: Path) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def detect_testset(path: str | os.PathLike) -> tuple[str, Path]:
+    """Which kind of test set ``path`` is, and the path to hand to its reader."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / ITEMS_FILE).is_file():
+            return "items", path / ITEMS_FILE
+        if all((path / f).is_file() for f in _GENERATED[:2]):
+            return "colorlessgreen", path / "generated"
+    elif path.is_file():
+        header = _first_line(path).rstrip("\r\n").split("\t")
+        if "item_id" in header and "tokens" in header:
+            return "items", path
+        if header[:3] == ["pattern", "constr_id", "sent_id"]:
+            return "paper-tab", path
+        if path.name in _GENERATED:
+            return "colorlessgreen", path.with_suffix("")
+    elif path.with_name(path.name + ".gold").is_file():
+        return "colorlessgreen", path
+    raise AgreeError(f"{path}: not a test set (expected an items.tsv or a directory holding one, "
+                     "the paper's generated.text/.gold/.eval set, or a paper .tab file)")
+
+
+def load_testset(path: str | os.PathLike) -> TestSet:
+    """Detect and read one TESTSET argument."""
+    kind, target = detect_testset(path)
+    if kind == "items":
+        return TestSet(str(path), kind, tuple(read_items(target)))
+    if kind == "paper-tab":
+        table = read_paper_tab(target)
+        return TestSet(str(path), kind, table.items, table)
+    try:
+        from agreement.colorlessgreen import read_colorlessgreen
+    except ImportError:  # extract helper's reader absent: the set's own .tab has the items
+        tab = target.with_name(target.name + ".tab")
+        if not tab.is_file():
+            raise AgreeError(f"{path}: reading the generated.text/.gold set needs "
+                             "agreement.colorlessgreen, which is not installed") from None
+        return TestSet(str(path), kind, read_paper_tab(tab).items)
+    return TestSet(str(path), kind, tuple(read_colorlessgreen(target)))

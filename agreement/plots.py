@@ -1,0 +1,141 @@
+"""PNG plots of ``agree score`` results (matplotlib, Agg backend: no display needed).
+
+All three take the dict of :func:`agreement.summary.build_summary` (plus the scored
+items and judgments for the per-item scatter), so a plot never recomputes a figure
+differently from the tables.
+"""
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; must precede pyplot
+import matplotlib.pyplot as plt  # noqa: E402
+
+from agreement.humans import HumanIndex  # noqa: E402
+from agreement.score import ScoredItem, condition  # noqa: E402
+from agreement.summary import HUMANS  # noqa: E402
+
+#: Conditions plotted side by side (perturbations have their own robustness plot).
+_PANELS = ("original", "nonce")
+_DPI = 100
+
+
+def _labels(summary: dict) -> list[str]:
+    return [g["group"] for g in summary["groups"]] + ([HUMANS] if summary.get("humans") else [])
+
+
+def _cells(summary: dict, by: str) -> dict:
+    rows = [r for r in summary["accuracy"] if r["by"] == by]
+    if summary.get("humans"):
+        rows += [r for r in summary["humans"]["rows"] if r["by"] == by]
+    return {(r["group"], r["condition"], r["value"]): r for r in rows}
+
+
+def _panels(summary: dict) -> list[str]:
+    return [c for c in _PANELS if c in summary["conditions"]] or summary["conditions"][:2]
+
+
+def _save(fig, path: str | os.PathLike) -> None:
+    fig.tight_layout()
+    # No Software/date metadata: the same results give a byte-identical file.
+    fig.savefig(path, dpi=_DPI, metadata={"Software": None}, bbox_inches="tight")
+    plt.close(fig)
+
+
+def _legend_name(summary: dict, label: str) -> str:
+    base = {g["group"]: g["baseline"] for g in summary["groups"]}
+    return f"{label} (baseline)" if base.get(label) else label
+
+
+def plot_by_construction(summary: dict, path: str | os.PathLike) -> None:
+    """Horizontal grouped bars: accuracy per construction for every model group, the
+    baseline and humans; one panel per condition (original, nonce); 95% CI whiskers."""
+    cells, labels, panels = _cells(summary, "construction"), _labels(summary), _panels(summary)
+    constructions = sorted({v for (_, c, v) in cells if c in panels}, key=str)
+    height = max(3.0, 0.25 * len(constructions) * max(len(labels), 1) + 1.5)
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), height), sharey=True, squeeze=False)
+    width = 0.8 / max(len(labels), 1)
+    for ax, cond in zip(axes[0], panels):
+        for j, label in enumerate(labels):
+            ys, xs, err = [], [], [[], []]
+            for i, v in enumerate(constructions):
+                r = cells.get((label, cond, v))
+                if r is None or r["accuracy"] is None:
+                    continue
+                ys.append(i + (j - (len(labels) - 1) / 2) * width)
+                xs.append(r["accuracy"])
+                err[0].append(max(r["accuracy"] - r["ci_low"], 0))
+                err[1].append(max(r["ci_high"] - r["accuracy"], 0))
+            ax.barh(ys, xs, height=width, xerr=err, label=_legend_name(summary, label),
+                    error_kw={"elinewidth": 0.6, "capsize": 1.5})
+        ax.set_yticks(range(len(constructions)), constructions, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.axvline(50, color="grey", lw=0.6, ls=":")
+        ax.set_xlabel("accuracy (%)")
+        ax.set_title(cond)
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    _save(fig, path)
+
+
+def plot_by_attractors(summary: dict, path: str | os.PathLike) -> None:
+    """Accuracy against the number of attractors, a line per group and humans; one panel
+    per condition; 95% CI error bars."""
+    cells, labels, panels = _cells(summary, "attractors"), _labels(summary), _panels(summary)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.8), sharey=True, squeeze=False)
+    for ax, cond in zip(axes[0], panels):
+        values = sorted({v for (_, c, v) in cells if c == cond})
+        for label in labels:
+            rs = [(v, cells[(label, cond, v)]) for v in values if (label, cond, v) in cells]
+            rs = [(v, r) for v, r in rs if r["accuracy"] is not None]
+            if not rs:
+                continue
+            ax.errorbar([v for v, _ in rs], [r["accuracy"] for _, r in rs],
+                        yerr=[[max(r["accuracy"] - r["ci_low"], 0) for _, r in rs],
+                              [max(r["ci_high"] - r["accuracy"], 0) for _, r in rs]],
+                        marker="o", capsize=2, label=_legend_name(summary, label))
+        ax.set_xticks(values)
+        ax.set_ylim(0, 100)
+        ax.axhline(50, color="grey", lw=0.6, ls=":")
+        ax.set_xlabel("attractors")
+        ax.set_title(cond)
+    axes[0][0].set_ylabel("accuracy (%)")
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    _save(fig, path)
+
+
+def plot_model_vs_human(scored: Sequence[ScoredItem], humans: HumanIndex,
+                        path: str | os.PathLike, *, max_models: int = 6) -> bool:
+    """Per item: human share-correct (x) against the model's P(c)/(P(c)+P(w)) (y), one
+    panel per model (the first ``max_models``), colour by condition. Returns False (and
+    writes nothing) when no scored item has judgments."""
+    points: dict = defaultdict(lambda: defaultdict(lambda: ([], [])))
+    for s in scored:
+        j = humans.lookup(s.item)
+        if j is not None:
+            xs, ys = points[s.model][condition(s.item)]
+            xs.append(j.share_correct)
+            ys.append(s.p_correct_share)
+    kinds = {s.model: s.kind for s in scored}
+    # Trained models first: the baseline's panel is the least interesting one.
+    models = sorted(points, key=lambda m: kinds[m] == "unigram")[:max_models]
+    if not models:
+        return False
+    fig, axes = plt.subplots(1, len(models), figsize=(4 * len(models), 4), squeeze=False)
+    for ax, m in zip(axes[0], models):
+        for cond in sorted(points[m]):
+            xs, ys = points[m][cond]
+            ax.scatter(xs, ys, s=6, alpha=0.5, label=cond)
+        ax.plot([0, 1], [0, 1], color="grey", lw=0.6, ls=":")
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("humans: share choosing the correct form")
+        ax.set_title(m, fontsize=8)
+        ax.legend(fontsize=7, loc="lower right")
+    axes[0][0].set_ylabel("model: P(correct) / (P(correct) + P(wrong))")
+    _save(fig, path)
+    return True

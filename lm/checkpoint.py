@@ -1,0 +1,95 @@
+"""Training checkpoints (resumable state) and the final ``model.pt`` of a neural model directory.
+
+``model.pt``: ``{"state_dict": ..., "config": LMConfig.to_dict()}``, tensors on
+the CPU, loadable with ``torch.load(..., weights_only=True)``.
+
+``checkpoint.pt`` (in the ``<out>.partial`` directory only; removed when the
+model directory is complete): everything :mod:`lm.neural_train` needs to go on
+exactly where it stopped: weights, optimizer, learning rate, epoch, batch within
+the epoch, global step, the carried LSTM state and the RNG state of every
+process, the best validation loss so far, the training log, plus the model
+configuration, the training options and the corpus checksum, which a resume
+must match (so that a checkpoint of another run is refused, not silently
+continued). Plain containers and tensors only, so ``weights_only=True`` loads it.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import zipfile
+from pathlib import Path
+
+import torch
+
+from lm.errors import LMError
+
+MODEL_FILE = "model.pt"
+CHECKPOINT_FILE = "checkpoint.pt"
+FORMAT = "agree-train-lm-checkpoint/1"
+
+
+def _cpu(obj):
+    """Tensors (nested in tuples/lists/dicts) moved to the CPU, detached."""
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_cpu(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _cpu(v) for k, v in obj.items()}
+    return obj
+
+
+def _save(obj, path: Path) -> None:
+    """torch.save through a temporary file and a rename: never a half-written file."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def save_model(model: torch.nn.Module, config_dict: dict, directory: Path) -> None:
+    _save({"state_dict": _cpu(model.state_dict()), "config": dict(config_dict)},
+          Path(directory) / MODEL_FILE)
+
+
+def save_checkpoint(state: dict, directory: Path) -> None:
+    _save(_cpu({"format": FORMAT, **state}), Path(directory) / CHECKPOINT_FILE)
+
+
+def load_checkpoint(directory: Path, *, config: dict, options: dict, corpus_sha256: str,
+                    world_size: int) -> dict:
+    """The checkpoint in ``directory``, checked against what this run would train.
+
+    Raises LMError when there is none, when it is unreadable or not ours, or when
+    it was written for another model, other options, another corpus or another
+    number of processes.
+    """
+    path = Path(directory) / CHECKPOINT_FILE
+    if not path.is_file():
+        raise LMError(f"nothing to resume: {path} does not exist "
+                      f"(run without --resume to start training)")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, EOFError, OSError, ValueError, pickle.UnpicklingError,
+            zipfile.BadZipFile) as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise LMError(f"{path}: unreadable checkpoint ({first})") from None
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise LMError(f"{path}: not a checkpoint of `agree train-lm` (format "
+                      f"{ckpt.get('format') if isinstance(ckpt, dict) else type(ckpt).__name__!r}, "
+                      f"expected {FORMAT!r})")
+    wrong = _differences("model", ckpt.get("config", {}), config) \
+        + _differences("option", ckpt.get("options", {}), options)
+    if ckpt.get("corpus_sha256") != corpus_sha256:
+        wrong.append("the corpus (sha256 differs)")
+    if ckpt.get("world_size") != world_size:
+        wrong.append(f"the number of processes ({ckpt.get('world_size')} then, {world_size} now)")
+    if wrong:
+        raise LMError(f"{path}: the checkpoint belongs to another training run; it differs in "
+                      + "; ".join(wrong) + ". Resume with the original command and --resume, "
+                      "or start afresh without --resume")
+    return ckpt
+
+
+def _differences(what: str, saved: dict, now: dict) -> list[str]:
+    return [f"{what} {k} ({saved.get(k)!r} then, {now.get(k)!r} now)"
+            for k in sorted(set(saved) | set(now)) if saved.get(k) != now.get(k)]

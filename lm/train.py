@@ -1,0 +1,213 @@
+"""``train_lm``: corpus (or raw text) in, finished model directory out, for every architecture.
+
+Steps: (1) the inputs become a corpus directory: a prepared one is used as it
+is; MediaWiki dumps or tokenised text files are prepared by
+:func:`lm.corpus.prepare_corpus` into ``<out>/corpus``; (2) the architecture's
+trainer writes the model into ``<out>.partial``; (3) ``finalize(dir, metrics)``
+(the CLI writes its manifest there) and the directory is renamed to ``<out>``.
+A failure leaves ``<out>`` as it was; ``<out>.partial`` survives only when it
+holds a checkpoint to resume from (neural models).
+
+Architectures: ``lstm`` and ``transformer`` (:mod:`lm.neural_train`), ``kn5``
+(:func:`lm.kenlm_backend.train_kn5`), ``unigram`` (:func:`lm.unigram.train_unigram`).
+Presets (``size``) fill in every option not given; see :data:`PRESETS`.
+torch is imported only for the neural architectures.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+from lm.errors import LMError
+
+ARCHS = ("lstm", "transformer", "kn5", "unigram")
+SIZES = ("small", "paper")
+
+#: Per (arch, size): LMConfig fields and TrainOptions fields. "paper" is the
+#: recipe of Gulordava et al. (2 x 650 LSTM, dropout 0.2, SGD lr 20 /4 on
+#: plateau, BPTT 35, batch 64, clip 0.25, 50k words = the corpus vocabulary,
+#: 40 epochs). "small" trains in minutes on 2 CPU cores on ~0.5-1M tokens: 2 x 200
+#: units, the 10k most frequent words (a full softmax: the output layer is what
+#: costs, and 10k words keep it at a fifth of the paper's), 3 epochs.
+#: Transformers: pre-norm, GELU, learned positions, Adam, 128-token windows.
+PRESETS = {
+    ("lstm", "paper"): dict(emb_size=650, hidden_size=650, layers=2, dropout=0.2, tied=False,
+                            epochs=40, batch_size=64, bptt=35, lr=20.0, clip=0.25,
+                            optimizer="sgd", vocab_size=None),
+    ("lstm", "small"): dict(emb_size=200, hidden_size=200, layers=2, dropout=0.2, tied=False,
+                            epochs=3, batch_size=32, bptt=35, lr=20.0, clip=0.25,
+                            optimizer="sgd", vocab_size=10000),
+    ("transformer", "paper"): dict(emb_size=512, hidden_size=512, layers=6, heads=8, dropout=0.1,
+                                   tied=True, max_len=128, epochs=20, batch_size=32, bptt=128,
+                                   lr=5e-4, clip=1.0, optimizer="adam", vocab_size=None),
+    ("transformer", "small"): dict(emb_size=256, hidden_size=256, layers=2, heads=4, dropout=0.1,
+                                   tied=True, max_len=128, epochs=3, batch_size=16, bptt=128,
+                                   lr=1e-3, clip=1.0, optimizer="adam", vocab_size=10000),
+}
+#: options of the non-neural architectures
+OTHER_OPTIONS = {"kn5": ("order",), "unigram": ()}
+
+
+class TrainingInterrupted(LMError):
+    """Training stopped on SIGINT/SIGTERM after saving a checkpoint (resumable)."""
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """out_dir: the finished model directory; kind: its config.json kind;
+    metrics: the trainer's figures (``valid_ppl`` excluding <unk>, ``valid_tokens``, ...)."""
+    out_dir: Path
+    kind: str
+    metrics: dict = field(default_factory=dict)
+
+
+def partial_dir(out_dir: str | os.PathLike) -> Path:
+    """Where ``out_dir`` is built (and kept for --resume after an interruption)."""
+    out = Path(out_dir)
+    return out.with_name(out.name + ".partial")
+
+
+def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *, arch: str,
+             lang: str | None = None, size: str = "paper", seed: int = 1111,
+             max_steps: int | None = None, epochs: int | None = None, resume: bool = False,
+             quiet: bool = False, finalize: Callable[[Path, dict], None] | None = None,
+             on_step: Callable[[int], None] | None = None, **options) -> TrainResult:
+    """Train one language model of ``arch`` on ``inputs`` into ``out_dir``.
+
+    inputs: one prepared corpus directory, or MediaWiki dumps / tokenised text
+    files (then ``lang`` is required); size: "small" or "paper" presets;
+    options: LMConfig / TrainOptions fields overriding the preset (None = not
+    given), or ``order`` for kn5. ``finalize(partial_dir, metrics)`` runs just
+    before the rename (the CLI writes manifest.json). Raises :class:`LMError`
+    (:class:`TrainingInterrupted` on SIGINT, the checkpoint kept).
+    """
+    if arch not in ARCHS:
+        raise LMError(f"unknown architecture {arch!r} (known: {', '.join(ARCHS)})")
+    if size not in SIZES:
+        raise LMError(f"unknown size {size!r} (known: {', '.join(SIZES)})")
+    given = {k: v for k, v in options.items() if v is not None}
+    neural = arch in ("lstm", "transformer")
+    if neural:
+        from lm.neural_train import barrier, init_distributed
+        info = init_distributed(given.get("device", "auto"))
+        config, train_options = neural_settings(arch, size, seed=seed, max_steps=max_steps,
+                                                epochs=epochs, options=given)
+    else:
+        bad = sorted(set(given) - set(OTHER_OPTIONS[arch]))
+        if bad or max_steps is not None or epochs is not None or resume:
+            extra = bad + [n for n, v in (("max_steps", max_steps), ("epochs", epochs),
+                                          ("resume", resume)) if v]
+            raise LMError(f"--arch {arch} does not take {', '.join('--' + b.replace('_', '-') for b in extra)}")
+        info, barrier = None, (lambda: None)
+    rank0 = info is None or info.rank == 0
+
+    out = Path(out_dir)
+    work = partial_dir(out)
+    from lm.checkpoint import CHECKPOINT_FILE
+    if rank0:
+        if resume and not (work / CHECKPOINT_FILE).is_file():
+            raise LMError(f"nothing to resume: no checkpoint in {work} "
+                          f"(run without --resume to start training)")
+        if not resume and work.exists():
+            shutil.rmtree(work)          # a stale, unfinished run of the same --out
+        work.mkdir(parents=True, exist_ok=True)
+    try:
+        corpus = _corpus(inputs, work, lang, seed, quiet, rank0, barrier)
+        lang = lang or corpus.lang
+        if neural:
+            from lm.neural_train import train_neural
+            metrics = train_neural(corpus, work, config, train_options, lang=lang,
+                                   resume=resume, quiet=quiet, on_step=on_step)
+        elif arch == "kn5":
+            from lm.kenlm_backend import train_kn5
+            metrics = train_kn5(corpus, work, quiet=quiet, **given)
+        else:
+            from lm.unigram import train_unigram
+            metrics = train_unigram(corpus, work)
+        barrier()
+        if rank0:
+            if finalize is not None:
+                finalize(work, metrics)
+            (work / CHECKPOINT_FILE).unlink(missing_ok=True)
+            _replace_dir(work, out)
+    except TrainingInterrupted:
+        raise
+    except BaseException:
+        if rank0 and work.exists() and not (work / CHECKPOINT_FILE).is_file():
+            shutil.rmtree(work, ignore_errors=True)
+        raise
+    finally:
+        if neural:
+            from lm.neural_train import shutdown_distributed
+            shutdown_distributed()
+    return TrainResult(out, arch, metrics)
+
+
+def neural_settings(arch: str, size: str, *, seed: int, max_steps: int | None = None,
+                    epochs: int | None = None, options: dict | None = None):
+    """(LMConfig, TrainOptions) of a preset with ``options`` (not None) laid over it.
+
+    An option that is neither an LMConfig nor a TrainOptions field is an error.
+    ``vocab_size`` here is the word cap of TrainOptions; LMConfig.vocab_size is
+    set from the vocabulary actually built.
+    """
+    from lm.models import LMConfig
+    from lm.neural_train import TrainOptions
+    model_keys = {f.name for f in fields(LMConfig)} - {"kind", "vocab_size"}
+    train_keys = {f.name for f in fields(TrainOptions)} - {"seed", "max_steps"}
+    settings = dict(PRESETS[(arch, size)])
+    settings.update({k: v for k, v in (options or {}).items() if v is not None})
+    unknown = sorted(set(settings) - model_keys - train_keys)
+    if unknown:
+        raise LMError(f"--arch {arch} does not take "
+                      + ", ".join("--" + u.replace("_", "-") for u in unknown))
+    if epochs is not None:
+        settings["epochs"] = epochs
+    for name in ("epochs", "batch_size", "bptt", "layers", "hidden_size", "emb_size"):
+        if name in settings and settings[name] is not None and settings[name] < 1:
+            raise LMError(f"--{name.replace('_', '-')} must be at least 1 (got {settings[name]})")
+    if max_steps is not None and max_steps < 1:
+        raise LMError(f"--max-steps must be at least 1 (got {max_steps})")
+    try:
+        config = LMConfig(kind=arch, **{k: v for k, v in settings.items() if k in model_keys})
+    except ValueError as e:
+        raise LMError(f"invalid model settings: {e}") from None
+    train_options = TrainOptions(seed=seed, max_steps=max_steps,
+                                 **{k: v for k, v in settings.items() if k in train_keys})
+    return config, train_options
+
+
+def _corpus(inputs, work: Path, lang, seed: int, quiet: bool, rank0: bool, barrier):
+    """The corpus to train on: a given corpus directory, or one prepared into work/corpus."""
+    from lm.corpus import is_corpus_dir, load_corpus, prepare_corpus
+    inputs = [Path(p) for p in inputs]
+    if not inputs:
+        raise LMError("no input given (a corpus directory, dumps or text files)")
+    if len(inputs) == 1 and is_corpus_dir(inputs[0]):
+        return load_corpus(inputs[0])
+    for p in inputs:
+        if p.is_dir():
+            raise LMError(f"{p}: a directory but not a corpus directory (train.txt, valid.txt, "
+                          f"test.txt, vocab.txt); make one with `agree corpus`")
+    target = work / "corpus"
+    if rank0 and not is_corpus_dir(target):
+        if not lang:
+            raise LMError("--lang is needed to prepare a corpus from dumps or text files")
+        prepare_corpus(inputs, target, lang, seed=seed, quiet=quiet)
+    barrier()
+    corpus = load_corpus(target)
+    return corpus if corpus.lang or not lang else replace(corpus, lang=lang)
+
+
+def _replace_dir(src: Path, dst: Path) -> None:
+    """Rename ``src`` to ``dst``; an existing ``dst`` is swapped out, then removed."""
+    if dst.exists():
+        old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
+        os.replace(dst, old)
+        os.replace(src, dst)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(src, dst)

@@ -1,0 +1,277 @@
+"""Colorless green nonce variants of agreement items (method.md section 3).
+
+For each original item, ``n`` variants in which every content word of the whole
+sentence (ADJ, NOUN, VERB, PROPN, NUM, ADV; the cue included) is replaced by
+another treebank word with the same POS and the same full feature set, the same
+capitalisation and, where the language's articles depend on it, the same
+initial class (:mod:`nonce.vowels`); the target is replaced by another lemma's
+(form, alternative form) pair with the same POS and features, the two forms
+spelled differently. Function words and punctuation stay, so the grammar stays
+and the meaning goes.
+
+- An item whose target has no replacement pair keeps only its original (variant
+  0) and is counted in ``targets_no_pair``.
+- A content position with no other candidate keeps its word, in every variant,
+  and is counted (once per item) in ``positions_no_candidate``.
+- A variant keeps its original's POS, features, cue and target positions,
+  number and attractor count (the attractors' POS and features do not change),
+  and gets perturbation ``nonce``; ``correct``, ``wrong`` and ``lemma`` are the
+  new target pair's.
+
+Sampling: **uniform over candidate word types** by default (the paper says only
+"a random word of the treebank"; we read it as every candidate type equally
+likely, so rare words appear as often as frequent ones); ``sampling="frequency"``
+weights each type by its treebank count instead, which favours frequent words
+that an LM is more likely to know. A draw
+never returns the word being replaced (nor, for targets, the target's lemma)
+when another candidate exists.
+
+Seeds: the caller's ``random.Random`` gives one 64-bit base; each item then gets
+its own ``random.Random("nonce:<base>:<item_id>")`` (string seeds are hashed with
+SHA-512, so this is stable across runs and platforms), so an item's variants do
+not depend on which other items are in the set or in what order.
+"""
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from tqdm import tqdm
+
+from agreement import __version__
+from agreement.records import COLUMNS, Item, read_items
+from nonce.errors import NonceError
+from nonce.pool import CONTENT_POS, CandidatePool, PoolOptions
+from nonce.vowels import vowel_rule_on
+from treebanks.paradigms import ParadigmTable
+
+SAMPLING_CHOICES = ("uniform", "frequency")
+PERTURBATION = "nonce"
+
+
+@dataclass(frozen=True)
+class NonceConfig:
+    """Options of :func:`make_nonce`.
+
+    n            variants per original item (the paper: 9)
+    ambiguity    see :class:`nonce.pool.PoolOptions` (0 = the released code's one-POS rule)
+    min_count    a candidate form must occur at least this often (2 = "more than once")
+    vocab        LM vocabulary; candidates (and both target forms) must be in it
+    lang         language code; picks the initial-class rule (:mod:`nonce.vowels`)
+    vowel_rule   ``auto`` (by ``lang``), ``on`` or ``off``
+    sampling     ``uniform`` over candidate types, or ``frequency``-weighted
+    features     agreement features of the extract run (for the alternatives)
+    alternative_mode  ``closest`` or ``exact``, as in the extract run
+    content_pos  the POS that are replaced
+    """
+    n: int = 9
+    ambiguity: float = 0.1
+    min_count: int = 2
+    vocab: frozenset[str] | None = None
+    lang: str | None = None
+    vowel_rule: str = "auto"
+    sampling: str = "uniform"
+    features: tuple[str, ...] = ("Number",)
+    alternative_mode: str = "closest"
+    content_pos: tuple[str, ...] = CONTENT_POS
+
+    def __post_init__(self):
+        if self.n < 1:
+            raise NonceError(f"--n must be at least 1, not {self.n}")
+        if not 0 <= self.ambiguity < 1:
+            raise NonceError(f"--ambiguity must be in [0, 1), not {self.ambiguity}")
+        if self.sampling not in SAMPLING_CHOICES:
+            raise NonceError(f"--sampling must be one of {', '.join(SAMPLING_CHOICES)}, not {self.sampling!r}")
+        vowel_rule_on(self.lang, self.vowel_rule)  # validates the option
+
+    def pool_options(self) -> PoolOptions:
+        return PoolOptions(ambiguity=self.ambiguity, min_count=self.min_count, vocab=self.vocab,
+                           lang=self.lang, vowel_rule=vowel_rule_on(self.lang, self.vowel_rule),
+                           features=tuple(self.features), alternative_mode=self.alternative_mode,
+                           content_pos=tuple(self.content_pos))
+
+
+@dataclass(frozen=True)
+class NonceResult:
+    """What :func:`make_nonce` made.
+
+    items                  per original item, in input order: variant 0, then 1..n
+    originals              original items read
+    with_variants          originals that got variants (the others: no target pair)
+    positions              content positions (target excluded) per POS, once per item with variants
+    positions_no_candidate those of them that kept their word (no other candidate)
+    targets                targets per POS, once per original item
+    targets_no_pair        those with no replacement pair (item kept as original only)
+    """
+    items: tuple[Item, ...]
+    originals: int
+    with_variants: int
+    positions: dict[str, int] = field(default_factory=dict)
+    positions_no_candidate: dict[str, int] = field(default_factory=dict)
+    targets: dict[str, int] = field(default_factory=dict)
+    targets_no_pair: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def variants(self) -> int:
+        return len(self.items) - self.originals
+
+    def counts(self) -> dict:
+        """The manifest's counts (POS keys sorted)."""
+        srt = lambda d: dict(sorted(d.items()))  # noqa: E731
+        return {"originals": self.originals, "with_variants": self.with_variants,
+                "variants": self.variants,
+                "targets": srt(self.targets), "targets_no_pair": srt(self.targets_no_pair),
+                "positions": srt(self.positions), "positions_no_candidate": srt(self.positions_no_candidate)}
+
+
+def check_item(item: Item) -> None:
+    """Items need aligned tokens/pos/feats and a target inside the sentence."""
+    n = len(item.tokens)
+    if len(item.pos) != n or len(item.feats) != n:
+        raise NonceError(f"item {item.item_id}: {n} tokens but {len(item.pos)} POS tags and "
+                         f"{len(item.feats)} feature sets (items.tsv from another version?)")
+    if not (0 <= item.cue_index < n and 0 <= item.target_index < n):
+        raise NonceError(f"item {item.item_id}: cue or target index outside the sentence")
+
+
+def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceConfig, rng: random.Random, *,
+               pool: CandidatePool | None = None, quiet: bool = True) -> NonceResult:
+    """Nonce variants of the original items (variant 0) among ``items``.
+
+    ``paradigms`` is the extract run's :class:`treebanks.paradigms.ParadigmTable`;
+    ``pool`` a :class:`CandidatePool` built from it with ``config.pool_options()``
+    (built here when None). Items with variant > 0 in the input are ignored."""
+    originals = [it for it in items if it.variant == 0]
+    for it in originals:
+        check_item(it)
+    if pool is None:
+        pool = CandidatePool(paradigms, config.pool_options())
+    content = frozenset(config.content_pos)
+    weighted = config.sampling == "frequency"
+    base = rng.getrandbits(64)
+    out: list[Item] = []
+    positions, no_cand, targets, no_pair = Counter(), Counter(), Counter(), Counter()
+    with_variants = 0
+    for item in tqdm(originals, desc="nonce", unit="item", disable=quiet):
+        out.append(item)
+        t = item.target_index
+        targets[item.pos[t]] += 1
+        pairs = pool.pairs(pool.key(item.tokens[t], item.pos[t], item.feats[t]))
+        if pairs is None or not pairs.available(item.lemma):
+            no_pair[item.pos[t]] += 1
+            continue
+        with_variants += 1
+        slots = []  # (position, candidates) for the content words to replace
+        for i, (word, upos, feats) in enumerate(zip(item.tokens, item.pos, item.feats)):
+            if i == t or upos not in content:
+                continue
+            positions[upos] += 1
+            cands = pool.candidates(pool.key(word, upos, feats))
+            if cands is None or not cands.available(word):
+                no_cand[upos] += 1
+                continue
+            slots.append((i, cands))
+        item_rng = random.Random(f"nonce:{base}:{item.item_id}")
+        for v in range(1, config.n + 1):
+            tokens = list(item.tokens)
+            for i, cands in slots:
+                tokens[i] = cands.draw(item_rng, weighted, item.tokens[i])
+            pair = pairs.draw(item_rng, weighted, item.lemma)
+            tokens[t] = pair.form
+            out.append(item.replace(variant=v, tokens=tuple(tokens), correct=pair.form,
+                                    wrong=pair.alternative, lemma=pair.lemma, perturbation=PERTURBATION))
+    return NonceResult(items=tuple(out), originals=len(originals), with_variants=with_variants,
+                       positions=dict(positions), positions_no_candidate=dict(no_cand),
+                       targets=dict(targets), targets_no_pair=dict(no_pair))
+
+
+# --- reading an `agree extract` directory and a vocabulary -------------------------
+
+EXTRACT_FILES = ("items.tsv", "paradigms.tsv", "manifest.json")
+
+
+@dataclass(frozen=True)
+class ExtractDir:
+    """An ``agree extract`` output directory, read and checked.
+
+    path      the directory
+    items     its items (variant 0)
+    table     its paradigm table (``treebanks.paradigms.ParadigmTable``)
+    manifest  its ``manifest.json``
+    lang      the language code it was extracted with (None when not given)
+    features  its agreement features, e.g. ``("Number",)``
+    alternative_mode  ``closest`` or ``exact``
+    """
+    path: Path
+    items: tuple[Item, ...]
+    table: ParadigmTable
+    manifest: dict
+    lang: str | None
+    features: tuple[str, ...]
+    alternative_mode: str
+
+
+def read_extract_dir(path) -> ExtractDir:
+    """Read and check an extract directory: all three files present, the manifest
+    written by ``agree extract`` of this major.minor version, the items.tsv columns
+    of this version. Any failure is one :class:`NonceError` naming the problem."""
+    path = Path(path)
+    missing = [f for f in EXTRACT_FILES if not (path / f).is_file()]
+    if missing:
+        raise NonceError(f"{path}: not an agree extract directory (missing {', '.join(missing)})")
+    try:
+        manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise NonceError(f"{path / 'manifest.json'}: not valid JSON ({e})") from None
+    command = manifest.get("command") if isinstance(manifest, dict) else None
+    if command != "extract":
+        raise NonceError(f"{path}: manifest.json was written by {command!r}, not 'agree extract'")
+    made_by = str((manifest.get("versions") or {}).get("agree", "?"))
+    if made_by.split(".")[:2] != __version__.split(".")[:2]:
+        raise NonceError(f"{path}: written by agree {made_by}, this is agree {__version__}; "
+                         f"run agree extract again")
+    with open(path / "items.tsv", encoding="utf-8") as fh:
+        header = fh.readline().rstrip("\n").split("\t")
+    lacking = [c for c in COLUMNS if c not in header]
+    if lacking:
+        raise NonceError(f"{path / 'items.tsv'}: from another version (missing columns: {', '.join(lacking)})")
+    params = manifest.get("parameters") or {}
+    features = params.get("features") or ["Number"]
+    if isinstance(features, str):
+        features = features.replace(",", "|").split("|")
+    mode = params.get("alt") or "closest"
+    return ExtractDir(path=path, items=tuple(read_items(path / "items.tsv")),
+                      table=ParadigmTable.load(path / "paradigms.tsv"), manifest=manifest,
+                      lang=params.get("lang") or None, features=tuple(features), alternative_mode=mode)
+
+
+def vocab_path(path) -> Path:
+    """``vocab.txt`` itself, or the one inside a corpus or model directory."""
+    path = Path(path)
+    return path / "vocab.txt" if path.is_dir() else path
+
+
+def read_vocab_file(path, table=None) -> frozenset[str]:
+    """The words of an LM vocabulary: ``vocab.txt`` (one word per line, optionally
+    followed by a tab and a count), or a corpus or model directory holding one.
+    ``<eos>``, ``<unk>`` and other ``<...>`` symbols are not words. With ``table``,
+    also checks that some vocabulary word is a word of the treebank."""
+    path = vocab_path(path)
+    if not path.is_file():
+        raise NonceError(f"{path}: no such vocabulary file")
+    words = set()
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            w = line.rstrip("\n").split("\t")[0].strip()
+            if w and not (w.startswith("<") and w.endswith(">")):
+                words.add(w)
+    if not words:
+        raise NonceError(f"{path}: the vocabulary has no usable words (empty, or only <eos>/<unk>)")
+    if table is not None and not any(a.form in words for a in table.counts):
+        raise NonceError(f"{path}: the vocabulary has no usable words: none of its {len(words)} words "
+                         f"occurs in the treebank's paradigms.tsv")
+    return frozenset(words)

@@ -1,0 +1,247 @@
+"""The candidate index for nonce sentences, built once from a paradigm table.
+
+The released code scans the whole paradigm table for every word it replaces
+(about 4 nonce sentences per second on English). Here one pass over the table
+builds two indexes, and each replacement is then one dictionary look-up and one
+random draw:
+
+- **words**: ``(POS, features, capitalisation, initial class)`` -> the treebank
+  word forms with exactly that analysis, each weighted by how often it was seen
+  with it. A form qualifies (method.md section 3) when it is POS-unambiguous (it
+  was seen with another POS in at most ``ambiguity`` of its occurrences; 0 is the
+  released code's exactly-one-POS rule), was seen more than once (``min_count``
+  2), and is in the LM vocabulary when one is given. Merged multiword tokens
+  (lemma ``fare+lo`` for *farlo*) and forms with a space are never candidates.
+- **pairs**: ``(POS, features, capitalisation, initial class)`` -> ``(form,
+  alternative form, lemma)`` triples for the target: the alternative is the same
+  lemma's other-number form (:meth:`ParadigmTable.alternative`, the rule
+  ``agree extract`` used), spelled differently from the form (English past
+  tenses such as *grew* have no number contrast), with the same capitalisation,
+  differing from it in the agreement features only (the ``closest`` rule may
+  offer *brought* for *brings* when a lemma has no plural present; such pairs
+  are skipped), both in the vocabulary. The form obeys the word rules above.
+  Built per (POS, features) on first use.
+
+Capitalisation and initial class come from :mod:`nonce.vowels`. Every list is
+sorted (words by form, pairs by lemma then form), so draws depend only on the
+random generator, never on dictionary order.
+"""
+from __future__ import annotations
+
+import bisect
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Generic, Hashable, TypeVar
+
+from nonce.vowels import case_class, initial_class
+from treebanks.features import parse_feats
+from treebanks.paradigms import Analysis, ParadigmTable
+
+#: The POS whose words a nonce sentence replaces (method.md section 3).
+CONTENT_POS = ("ADJ", "NOUN", "VERB", "PROPN", "NUM", "ADV")
+
+#: (upos, feats, capitalisation class, initial class)
+Key = tuple[str, str, str, str]
+V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A replacement target: ``form`` (correct), ``alternative`` (wrong), their ``lemma``."""
+    form: str
+    alternative: str
+    lemma: str
+
+
+@dataclass(frozen=True, eq=False)
+class Choices(Generic[V]):
+    """Values to draw from, with corpus-frequency weights.
+
+    values   sorted values (word forms, or :class:`Pair`)
+    cum      cumulative weights: ``cum[i]`` = weight of ``values[0..i]``
+    groups   group id -> ``(start, end)``: the contiguous slice a draw can exclude
+             (a form for words, a lemma for pairs)
+    """
+    values: tuple[V, ...]
+    cum: tuple[int, ...]
+    groups: dict[Hashable, tuple[int, int]] = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def available(self, exclude: Hashable = None) -> int:
+        """How many values lie outside group ``exclude``."""
+        start, end = self.groups.get(exclude, (0, 0))
+        return len(self.values) - (end - start)
+
+    def draw(self, rng: random.Random, weighted: bool, exclude: Hashable = None) -> V | None:
+        """A random value outside group ``exclude``, uniformly over values or, with
+        ``weighted``, proportionally to frequency; None when nothing else is left.
+
+        Exactly one call to the generator per draw (``randrange`` or ``random``),
+        so the stream stays aligned whatever is excluded."""
+        n = len(self.values)
+        start, end = self.groups.get(exclude, (0, 0))
+        left = n - (end - start)
+        if left <= 0:
+            return None
+        if not weighted:
+            j = rng.randrange(left)
+            return self.values[j + (end - start) if j >= start else j]
+        before = self.cum[start - 1] if start else 0
+        w_ex = (self.cum[end - 1] - before) if end > start else 0
+        r = rng.random() * (self.cum[-1] - w_ex)
+        if r >= before:
+            r += w_ex
+        j = min(bisect.bisect_right(self.cum, r), n - 1)
+        if start <= j < end:  # float rounding at a slice edge
+            j = start - 1 if start else end
+        return self.values[j]
+
+
+def _choices(weights: dict, group_of, sort_key) -> Choices:
+    """Choices from ``{value: weight}``, sorted by ``sort_key`` (which must keep each
+    group contiguous)."""
+    values = sorted(weights, key=sort_key)
+    cum, total, groups = [], 0, {}
+    for i, v in enumerate(values):
+        total += weights[v]
+        cum.append(total)
+        g = group_of(v)
+        s, _ = groups.get(g, (i, i))
+        groups[g] = (s, i + 1)
+    return Choices(tuple(values), tuple(cum), groups)
+
+
+def _same(form: str) -> str:
+    return form
+
+
+def _lemma(p: Pair) -> str:
+    return p.lemma
+
+
+def _lemma_form(p: Pair) -> tuple[str, str, str]:
+    return (p.lemma, p.form, p.alternative)
+
+
+@dataclass(frozen=True)
+class PoolOptions:
+    """What makes a treebank word a candidate.
+
+    ambiguity    largest share of a form's occurrences with another POS (0 = one POS only)
+    min_count    fewest occurrences of the form (2 = "seen more than once")
+    vocab        the LM vocabulary; None = no restriction
+    lang         language code for the initial-class rule (``en``, ``it`` ...)
+    vowel_rule   whether candidates must share the replaced word's initial class
+    features     agreement features (``agree extract --features``), for the alternatives
+    alternative_mode  ``closest`` or ``exact`` (:meth:`ParadigmTable.alternative`)
+    content_pos  the POS that are replaced
+    """
+    ambiguity: float = 0.1
+    min_count: int = 2
+    vocab: frozenset[str] | None = None
+    lang: str | None = None
+    vowel_rule: bool = False
+    features: tuple[str, ...] = ("Number",)
+    alternative_mode: str = "closest"
+    content_pos: tuple[str, ...] = CONTENT_POS
+
+
+class CandidatePool:
+    """The word and target-pair indexes of one paradigm table (see the module doc)."""
+
+    def __init__(self, table: ParadigmTable, options: PoolOptions = PoolOptions()):
+        self.table = table
+        self.options = options
+        form_total: dict[str, int] = defaultdict(int)
+        form_pos: dict[tuple[str, str], int] = defaultdict(int)
+        for a, n in table.counts.items():
+            form_total[a.form] += n
+            form_pos[a.form, a.upos] += n
+        self._form_total, self._form_pos = form_total, form_pos
+        self._classes: dict[str, tuple[str, str]] = {}  # form -> (case, initial) class
+        # analyses of qualifying forms, by (upos, feats): the pair index reads them
+        self._by_analysis: dict[tuple[str, str], list[tuple[Analysis, int]]] = defaultdict(list)
+        words: dict[Key, dict[str, int]] = {}
+        content = set(options.content_pos)
+        qualifies, key = self.qualifies, self.key
+        for a, n in table.counts.items():
+            # merged multiword tokens (lemma "fare+lo": "farlo") carry a clitic or an
+            # article the analysis does not show; forms with a space would split in items.tsv
+            if "+" in a.lemma or " " in a.form or not qualifies(a.form, a.upos):
+                continue
+            self._by_analysis[a.upos, a.feats].append((a, n))
+            if a.upos in content:
+                forms = words.setdefault(key(a.form, a.upos, a.feats), {})
+                forms[a.form] = forms.get(a.form, 0) + n
+        self.words: dict[Key, Choices[str]] = {k: _choices(v, _same, _same) for k, v in words.items()}
+        self._pairs: dict[Key, Choices[Pair]] = {}
+        self._pairs_built: set[tuple[str, str]] = set()
+
+    def qualifies(self, form: str, upos: str) -> bool:
+        """Seen often enough, POS-unambiguous enough, in the vocabulary."""
+        total = self._form_total.get(form, 0)
+        o = self.options
+        return (total >= o.min_count and total - self._form_pos.get((form, upos), 0) <= o.ambiguity * total
+                and (o.vocab is None or form in o.vocab))
+
+    def key(self, form: str, upos: str, feats: str) -> Key:
+        """The index key a replacement for ``form`` (analysed ``upos``/``feats``) must share."""
+        classes = self._classes.get(form)
+        if classes is None:
+            initial = initial_class(form, self.options.lang) if self.options.vowel_rule else ""
+            classes = self._classes[form] = (case_class(form), initial)
+        return (upos, feats) + classes
+
+    def candidates(self, key: Key) -> Choices[str] | None:
+        return self.words.get(key)
+
+    def pairs(self, key: Key) -> Choices[Pair] | None:
+        """Target pairs for ``key``; the (POS, features) slice is built on first use."""
+        upos, feats = key[0], key[1]
+        if (upos, feats) not in self._pairs_built:
+            self._build_pairs(upos, feats)
+        return self._pairs.get(key)
+
+    def alternative(self, lemma: str, upos: str, feats: str) -> str | None:
+        """The other-number form, by the extract run's rule (the table caches it)."""
+        return self.table.alternative(lemma, upos, feats, features=self.options.features,
+                                      mode=self.options.alternative_mode)
+
+    def _build_pairs(self, upos: str, feats: str) -> None:
+        self._pairs_built.add((upos, feats))
+        vocab = self.options.vocab
+        by_key: dict[Key, dict[Pair, int]] = defaultdict(lambda: defaultdict(int))
+        for a, n in self._by_analysis.get((upos, feats), ()):
+            alt = self.alternative(a.lemma, upos, feats)
+            if (alt is None or alt.lower() == a.form.lower() or " " in alt
+                    or case_class(alt) != case_class(a.form)):
+                continue
+            if (vocab is not None and alt not in vocab) or not self._contrast_only(alt, a):
+                continue
+            by_key[self.key(a.form, upos, feats)][Pair(a.form, alt, a.lemma)] += n
+        for k, weights in by_key.items():
+            self._pairs[k] = _choices(weights, _lemma, _lemma_form)
+
+    def _contrast_only(self, alt: str, a: Analysis) -> bool:
+        """Whether ``alt`` has an analysis of ``a``'s lemma and POS that differs from
+        ``a`` in the agreement features and contradicts none of its other features
+        (a feature may be absent on one side: Russian plural past tenses drop Gender).
+        The ``closest`` rule can return e.g. *brought* (past) for *brings*."""
+        own = parse_feats(a.feats)
+        agr = self.options.features
+        for b, _ in self.table.analyses(alt):
+            if b.lemma != a.lemma or b.upos != a.upos:
+                continue
+            other = parse_feats(b.feats)
+            if all(other.get(f) == own.get(f) for f in agr):
+                continue
+            if all(other[k] == v for k, v in own.items() if k in other and k not in agr):
+                return True
+        return False
+
+    def stats(self) -> dict[str, int]:
+        return {"word_keys": len(self.words), "candidate_words": sum(len(c) for c in self.words.values()),
+                "pair_keys": len(self._pairs), "pairs": sum(len(c) for c in self._pairs.values())}

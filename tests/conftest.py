@@ -1,0 +1,23 @@
+"""Shared test helpers: the real data beside the checkout, skipped when absent."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared/data; skips the calling test when it is absent."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real data not available: {path} is absent")
+    return path
+
+
+@pytest.fixture
+def shared():
+    """``shared('ud', 'en_ewt')`` -> Path, or skip with a reason."""
+    return shared_path

@@ -1,0 +1,213 @@
+"""Paradigm tables: how often each (form, lemma, POS, features) analysis occurs,
+and the lookup of a word's *alternative form* (the same lemma and POS in the
+other number).
+
+The alternative (method.md section 2, step 5): among the analyses of the same
+lemma and UPOS whose agreement values differ from the word's (in Number when
+Number is one of the agreement features: the test is about number, and a
+``Number|Gender`` list only adds Gender to what must agree),
+
+* ``mode="exact"`` (the paper): the remaining features must be identical;
+* ``mode="closest"`` (default): the remaining features may differ only where
+  number takes them along: a feature present on one side only (Russian
+  past-tense verbs carry Gender only in the singular), or a multi-value set
+  that contains the other value (Hebrew plural ``Gender=Fem,Masc`` for
+  ``Gender=Masc``). A feature both sides have with disjoint values (Tense=Past
+  against Tense=Pres: *became*/*become*) disqualifies the form, so the contrast
+  stays one of number. Among the rest, the most overlapping one wins. An exact
+  swap finds nothing in those languages.
+
+Ranking, best first: fewest agreement features changed (matters only for
+``Number|Gender``-style lists), most shared remaining (feature, value) pairs,
+fewest unshared ones, most frequent analysis, then the form alphabetically, so
+the answer is deterministic.
+
+File format (``paradigms.tsv``): header ``form lemma upos feats count``,
+tab-separated, one row per analysis, sorted by (upos, lemma, feats, form).
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from treebanks.errors import TreebankError
+from treebanks.features import canonical_feats, parse_feats
+
+PARADIGMS_FILE = "paradigms.tsv"
+_HEADER = ("form", "lemma", "upos", "feats", "count")
+MODES = ("closest", "exact")
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """One analysis of a surface form."""
+    form: str
+    lemma: str
+    upos: str
+    feats: str  #: canonical FEATS, ``_`` when none
+
+
+class ParadigmTable:
+    """Counts of analyses, with lookups by form and by (lemma, UPOS)."""
+
+    def __init__(self, counts: dict[Analysis, int] | None = None):
+        self._counts: Counter = Counter(counts or {})
+        # add_tokens() counts plain tuples (several times faster than building an
+        # Analysis per token); they become Analysis keys on the next read
+        self._pending: Counter = Counter()
+        self._by_form: dict[str, list[tuple[Analysis, int]]] | None = None
+        self._by_lemma: dict[tuple[str, str], list[tuple[Analysis, int]]] | None = None
+        self._alt_cache: dict = {}
+
+    @property
+    def counts(self) -> dict[Analysis, int]:
+        """analysis -> number of tokens with it."""
+        if self._pending:
+            for key, n in self._pending.items():
+                self._counts[Analysis(*key)] += n
+            self._pending.clear()
+        return self._counts
+
+    def _changed(self) -> None:
+        self._by_form = self._by_lemma = None
+        self._alt_cache.clear()
+
+    # -- building -------------------------------------------------------------
+    def add(self, form: str, lemma: str, upos: str, feats: str, n: int = 1) -> None:
+        self._pending[(form, lemma, upos, feats)] += n
+        self._changed()
+
+    def add_tokens(self, tokens: Iterable) -> None:
+        """Count every token of a sentence (anything with form/lemma/upos/feats)."""
+        self._pending.update([(t.form, t.lemma, t.upos, t.feats) for t in tokens])
+        self._changed()
+
+    @classmethod
+    def from_sentences(cls, sentences: Iterable) -> "ParadigmTable":
+        """The table of every token of ``sentences`` (``treebanks.reader.Sentence``)."""
+        table = cls()
+        for s in sentences:
+            table.add_tokens(s.tokens)
+        return table
+
+    # -- lookups --------------------------------------------------------------
+    def analyses(self, form: str) -> list[tuple[Analysis, int]]:
+        """All analyses of a surface form with their counts, most frequent first."""
+        if self._by_form is None:
+            index = defaultdict(list)
+            for a, n in self.counts.items():
+                index[a.form].append((a, n))
+            for rows in index.values():
+                rows.sort(key=_rank)
+            self._by_form = dict(index)
+        return self._by_form.get(form, [])
+
+    def lemma_forms(self, lemma: str, upos: str) -> list[tuple[Analysis, int]]:
+        """All analyses of a lemma with a given UPOS, most frequent first."""
+        if self._by_lemma is None:
+            index = defaultdict(list)
+            for a, n in self.counts.items():
+                index[(a.lemma, a.upos)].append((a, n))
+            for rows in index.values():
+                rows.sort(key=_rank)
+            self._by_lemma = dict(index)
+        return self._by_lemma.get((lemma, upos), [])
+
+    def alternative(self, lemma: str, upos: str, feats: str, features: Sequence[str] = ("Number",),
+                    mode: str = "closest") -> str | None:
+        """The form of ``lemma``/``upos`` with other values of ``features`` (see the
+        module docstring for the ranking), or None when the treebank has none."""
+        key = (lemma, upos, feats, tuple(features), mode)
+        if key not in self._alt_cache:
+            self._alt_cache[key] = self._alternative(lemma, upos, feats, tuple(features), mode)
+        return self._alt_cache[key]
+
+    def _alternative(self, lemma, upos, feats, features, mode) -> str | None:
+        if mode not in MODES:
+            raise ValueError(f"unknown alternative mode {mode!r} (expected one of {', '.join(MODES)})")
+        own = parse_feats(feats)
+        if any(f not in own for f in features):
+            return None
+        own_rest = {k: v for k, v in own.items() if k not in features}
+        pivot = "Number" if "Number" in features else None
+        best, best_key = None, None
+        for a, n in self.lemma_forms(lemma, upos):
+            other = parse_feats(a.feats)
+            if any(f not in other for f in features):
+                continue
+            changed = sum(other[f] != own[f] for f in features)
+            if changed == 0 or (pivot and other[pivot] == own[pivot]):
+                continue
+            rest = {k: v for k, v in other.items() if k not in features}
+            if mode == "exact" and rest != own_rest:
+                continue
+            if mode == "closest" and not all(_compatible(v, own_rest[k]) for k, v in rest.items() if k in own_rest):
+                continue
+            shared = sum(1 for k, v in rest.items() if own_rest.get(k) == v)
+            unshared = len(rest) + len(own_rest) - 2 * shared
+            rank = (changed, -shared, unshared, -n, a.form)
+            if best_key is None or rank < best_key:
+                best, best_key = a.form, rank
+        return best
+
+    def form_counts(self) -> dict[str, int]:
+        """form -> tokens with that form (all analyses together)."""
+        out: dict[str, int] = Counter()
+        for a, n in self.counts.items():
+            out[a.form] += n
+        return dict(out)
+
+    # -- files ----------------------------------------------------------------
+    def rows(self) -> list[tuple[Analysis, int]]:
+        """(analysis, count) sorted by (upos, lemma, feats, form), the file order."""
+        return sorted(self.counts.items(), key=lambda r: (r[0].upos, r[0].lemma, r[0].feats, r[0].form))
+
+    def save(self, path: str | os.PathLike) -> int:
+        """Write ``paradigms.tsv``; returns the number of rows."""
+        rows = self.rows()
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write("\t".join(_HEADER) + "\n")
+            for a, n in rows:
+                fh.write(f"{a.form}\t{a.lemma}\t{a.upos}\t{a.feats}\t{n}\n")
+        return len(rows)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "ParadigmTable":
+        """Read a ``paradigms.tsv`` (or a directory holding one)."""
+        path = Path(path)
+        if path.is_dir():
+            path = path / PARADIGMS_FILE
+        if not path.exists():
+            raise TreebankError(f"{path}: no such paradigm table")
+        table = cls()
+        with open(path, encoding="utf-8", newline="") as fh:
+            header = fh.readline().rstrip("\r\n").split("\t")
+            if tuple(header) != _HEADER:
+                raise TreebankError(f"{path}:1: not a paradigm table (expected header {' '.join(_HEADER)})")
+            for lineno, line in enumerate(fh, start=2):
+                cols = line.rstrip("\r\n").split("\t")
+                if len(cols) != 5 or not cols[4].isdigit():
+                    raise TreebankError(f"{path}:{lineno}: expected form, lemma, upos, feats, count")
+                try:
+                    feats = canonical_feats(cols[3])
+                except ValueError as e:
+                    raise TreebankError(f"{path}:{lineno}: {e}") from None
+                table.add(cols[0], cols[1], cols[2], feats, int(cols[4]))
+        return table
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+
+def _compatible(a: str, b: str) -> bool:
+    """Two values of one feature are compatible when equal or when their value
+    sets (``Fem,Masc``) overlap."""
+    return a == b or not set(a.split(",")).isdisjoint(b.split(","))
+
+
+def _rank(row: tuple[Analysis, int]):
+    a, n = row
+    return (-n, a.upos, a.lemma, a.feats, a.form)

@@ -1,0 +1,360 @@
+"""Streaming CoNLL-U reader: UD treebank files -> :class:`Sentence` records.
+
+Built on ``conllu.parse_incr`` (one sentence in memory at a time), for
+``.conllu``, ``.conllu.gz`` and ``.conllu.bz2`` files, several files in a row, or a
+directory holding such files.
+
+What a sentence becomes
+-----------------------
+* **Words only.** Empty nodes (``8.1``, enhanced-graph helpers) are dropped;
+  basic heads never point at them.
+* **Multiword tokens become one node** carrying the surface form the language
+  model sees (``della``, ``don't``, ``del``), because test sentences must be
+  written as people write them. The merged node is built from one
+  *representative* part, chosen by a rule that uses only the tree and the
+  feature counts (no language-specific lists):
+
+  1. candidates are the parts whose head lies outside the token's span (in a
+     tree at least one part's does);
+  2. among them, the one nearest the root (fewest arcs to it) wins, because it
+     is the part that connects the whole word to the rest of the sentence;
+  3. ties: the part with the most morphological features (``la`` beats ``di``
+     in ``della``, ``does`` beats ``n't`` in ``doesn't``), since agreement
+     features live on the inflected part;
+  4. remaining ties: the last part.
+
+  The merged node takes the representative's UPOS, FEATS, DEPREL and head; its
+  lemma is the parts' lemmas joined by ``+`` (``di+il``), so that the paradigm
+  table keeps ``della``/``delle`` apart from ``la``/``le``. Arcs into any part
+  point to the merged node.
+* **Features** in canonical order (see :mod:`treebanks.features`).
+* Indices are 0-based over the merged nodes; the root's head is ``-1``.
+
+Errors (``TreebankError``) name the file and line: a line with other than 10
+tab-separated columns, an ID or HEAD that is not an integer, word IDs out of
+sequence, a head outside the sentence, a malformed FEATS value, a cycle inside a
+multiword token. A missing file, a non-UTF-8 file and a file with no sentence
+each get one message of their own.
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import operator
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import conllu
+from conllu.exceptions import ParseException
+from conllu.parser import DEFAULT_FIELDS, parse_id_value, parse_int_value, parse_line
+
+from treebanks.errors import TreebankError
+from treebanks.features import canonical_feats
+
+SUFFIXES = (".conllu", ".conllu.gz", ".conllu.bz2")
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One word (or merged multiword token) of a sentence."""
+    index: int     #: 0-based position in the sentence
+    form: str      #: surface form
+    lemma: str     #: lemma (``a+b`` for a merged multiword token)
+    upos: str      #: universal POS tag
+    feats: str     #: canonical FEATS, ``_`` when none
+    head: int      #: 0-based index of the head, -1 for the root
+    deprel: str    #: dependency relation to the head
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One sentence: its words and where it came from."""
+    sent_id: str                 #: the ``# sent_id`` comment, else its 1-based number in the file
+    tokens: tuple[Token, ...]    #: words in order
+    source: str                  #: file path
+    line: int                    #: 1-based line of its first row (comment or word)
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        return tuple(t.form for t in self.tokens)
+
+    @property
+    def where(self) -> str:
+        """``FILE:LINE`` of the sentence, for messages."""
+        return f"{self.source}:{self.line}"
+
+
+def read_treebanks(paths: Iterable[str | os.PathLike], *, quiet: bool = True) -> Iterator[Sentence]:
+    """Stream the sentences of one or more CoNLL-U files (or directories of them).
+
+    Raises TreebankError for a missing, empty, non-UTF-8 or malformed file."""
+    files = expand_paths(paths)
+    bar = None
+    if not quiet:
+        from tqdm import tqdm
+        bar = tqdm(unit=" sent", file=sys.stderr, desc="reading", mininterval=0.5)
+    try:
+        for path in files:
+            for sentence in _read_file(path):
+                yield sentence
+                if bar is not None:
+                    bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def expand_paths(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """Files to read: each path itself, or the CoNLL-U files of a directory (sorted)."""
+    files: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            found = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(SUFFIXES))
+            if not found:
+                raise TreebankError(f"{p}: directory has no {'/'.join(SUFFIXES)} file")
+            files.extend(found)
+        elif not p.exists():
+            raise TreebankError(f"{p}: no such file")
+        else:
+            files.append(p)
+    if not files:
+        raise TreebankError("no treebank file given")
+    return files
+
+
+def _open(path: Path, mode: str = "rt"):
+    name = path.name
+    if name.endswith(".gz"):
+        opener = gzip.open
+    elif name.endswith(".bz2"):
+        opener = bz2.open
+    else:
+        opener = open
+    if mode == "rb":
+        return opener(path, "rb")
+    # utf-8-sig: a byte-order mark is not part of the first comment
+    return opener(path, "rt", encoding="utf-8-sig", newline=None)
+
+
+def _int_field(line: list[str], i: int):
+    # fast path for the usual positive integer; conllu's own parser (regexes)
+    # handles 0, ranges, empty nodes and raises the errors
+    v = line[i]
+    if v.isdigit() and v[0] != "0":
+        return int(v)
+    return (parse_id_value if i == 0 else parse_int_value)(v)
+
+
+def _raw_field(line: list[str], i: int):
+    return line[i]
+
+
+#: FEATS/MISC/DEPS stay strings: we canonicalise FEATS ourselves (cached) and never
+#: need the others parsed; this is a third of conllu's time.
+_FIELD_PARSERS = {"id": _int_field, "head": _int_field, "feats": _raw_field,
+                  "xpos": _raw_field, "deps": _raw_field, "misc": _raw_field}
+
+
+class _LineTracker:
+    """The file as conllu sees it, plus the line numbers conllu does not keep.
+
+    ``conllu.parse_sentences`` asks for the next line only after it has yielded
+    a sentence, so while a sentence is being parsed ``block`` still holds its raw
+    lines and ``block_start`` its first line number."""
+
+    def __init__(self, fh, path: Path):
+        self.fh = fh
+        self.path = path
+        self.lineno = 0
+        self.block_start = 0
+        self.block: list[str] = []
+        self._in_block = False
+
+    def read(self, *args):  # parse_incr checks that its argument is file-like
+        return self.fh.read(*args)
+
+    def __iter__(self):
+        for line in self.fh:
+            self.lineno += 1
+            if line.isspace():  # conllu's test is line.strip() == ""
+                self._in_block = False
+            else:
+                if not self._in_block:
+                    self._in_block = True
+                    self.block_start = self.lineno
+                    self.block = []
+                self.block.append(line)
+                if line[0] != "#" and line.count("\t") != 9:
+                    raise TreebankError(
+                        f"{self.path}:{self.lineno}: expected 10 tab-separated columns, "
+                        f"found {line.count(chr(9)) + 1}")
+            yield line
+
+    def word_line(self, k: int) -> int:
+        """Line number of the k-th (0-based) non-comment row of the current block."""
+        seen = -1
+        for offset, line in enumerate(self.block):
+            if not line.lstrip().startswith("#"):
+                seen += 1
+                if seen == k:
+                    return self.block_start + offset
+        return self.block_start
+
+    def locate_parse_error(self, e: ParseException) -> str:
+        """conllu says what failed but not where: re-parse the block line by line."""
+        for offset, line in enumerate(self.block):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            try:
+                parse_line(line, DEFAULT_FIELDS, dict(_FIELD_PARSERS))
+            except ParseException as inner:
+                return f"{self.path}:{self.block_start + offset}: {inner}"
+        return f"{self.path}:{self.block_start}: {e}"
+
+
+def _read_file(path: Path) -> Iterator[Sentence]:
+    try:
+        fh = _open(path)
+    except OSError as e:
+        raise TreebankError(f"{path}: cannot read ({e.strerror or e})") from None
+    n = 0
+    with fh:
+        tracker = _LineTracker(fh, path)
+        sentences = conllu.parse_incr(tracker, field_parsers=_FIELD_PARSERS)
+        while True:
+            try:
+                tokenlist = next(sentences)
+            except StopIteration:
+                break
+            except ParseException as e:
+                raise TreebankError(tracker.locate_parse_error(e)) from None
+            except UnicodeDecodeError:
+                raise TreebankError(_locate_bad_utf8(path)) from None
+            except (OSError, EOFError) as e:  # truncated or corrupt .gz/.bz2
+                raise TreebankError(f"{path}: cannot decompress ({e})") from None
+            n += 1
+            yield _sentence(tokenlist, tracker, path, n)
+    if n == 0:
+        raise TreebankError(f"{path}: empty treebank (no sentences)")
+
+
+def _locate_bad_utf8(path: Path) -> str:
+    with _open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                return (f"{path}:{lineno}: not UTF-8 text (byte 0x{raw[e.start]:02x} at column "
+                        f"{e.start + 1}); CoNLL-U files must be UTF-8")
+    return f"{path}: not UTF-8 text; CoNLL-U files must be UTF-8"
+
+
+_FIELDS = operator.itemgetter("id", "form", "lemma", "upos", "feats", "head", "deprel")
+_CANONICAL: dict[str | None, str] = {}  # raw FEATS -> canonical (a plain dict: the hot path)
+
+
+def _sentence(tokenlist, tracker: _LineTracker, path: Path, number: int) -> Sentence:
+    def fail(k: int, message: str):
+        raise TreebankError(f"{path}:{tracker.word_line(k)}: {message}")
+
+    words = []   # (form, lemma, upos, feats, head (1-based, 0 = root), deprel)
+    ranges = []  # (first id, last id, surface form, row)
+    canonical = _CANONICAL
+    for k, (tid, form, lemma, upos, feats, head, deprel) in enumerate(map(_FIELDS, tokenlist)):
+        if type(tid) is int:
+            if tid != len(words) + 1:
+                fail(k, f"word ID {tid} out of sequence (expected {len(words) + 1})")
+            if head is None:
+                fail(k, f"word {tid} has no HEAD")
+            canon = canonical.get(feats)
+            if canon is None:
+                try:
+                    canon = canonical[feats] = canonical_feats(feats)
+                except ValueError as e:
+                    fail(k, f"FEATS: {e}")
+            words.append((form, lemma, upos, canon, head, deprel))
+        elif tid is None:
+            fail(k, "empty ID")
+        elif tid[1] == "-":
+            ranges.append((tid[0], tid[2], form, k))
+        # else: an empty node (8.1): dropped
+    n = len(words)
+    if n == 0:
+        raise TreebankError(f"{path}:{tracker.block_start}: sentence has no words")
+    heads = [w[4] for w in words]
+    if max(heads) > n or min(heads) < 0:
+        i = next(i for i, h in enumerate(heads) if not 0 <= h <= n)
+        fail(_row_of_word(tokenlist, i + 1), f"HEAD {heads[i]} of word {i + 1} is outside the sentence (1..{n})")
+    sent_id = tokenlist.metadata.get("sent_id") or str(number)
+    if ranges:
+        tokens = _merge(words, ranges, tokenlist, fail)
+    else:
+        tokens = tuple([Token(i, w[0], w[1], w[2], w[3], w[4] - 1, w[5]) for i, w in enumerate(words)])
+    return Sentence(sent_id, tokens, str(path), tracker.block_start)
+
+
+def _row_of_word(tokenlist, wid: int) -> int:
+    for k, tok in enumerate(tokenlist):
+        if tok["id"] == wid:
+            return k
+    return 0
+
+
+def _merge(words, ranges, tokenlist, fail) -> tuple[Token, ...]:
+    """Merge each multiword token's parts into one node (rule in the module docstring)."""
+    n = len(words)
+    heads = [0] + [w[4] for w in words]          # 1-based
+    depth = [0] * (n + 1)                         # arcs to the root; 0 = not computed
+    for i in range(1, n + 1):
+        chain = []
+        j = i
+        while j and not depth[j]:
+            chain.append(j)
+            j = heads[j]
+            if len(chain) > n:
+                fail(_row_of_word(tokenlist, i), f"word {i} is in a head cycle")
+        d = depth[j] if j else 0
+        for j in reversed(chain):
+            d += 1
+            depth[j] = d
+
+    span_of = {}  # word id -> (first, last, surface)
+    reps = {}     # first id -> representative id
+    last_end = 0
+    for first, last, surface, k in ranges:
+        if first <= last_end or last > n:
+            fail(k, f"multiword token {first}-{last} overlaps another or lies outside the sentence")
+        last_end = last
+        out = [i for i in range(first, last + 1) if not first <= heads[i] <= last]
+        if not out:
+            fail(k, f"multiword token {first}-{last} has no part attached outside it")
+        reps[first] = max(out, key=lambda i: (-depth[i], words[i - 1][3].count("="), i))
+        for i in range(first, last + 1):
+            span_of[i] = (first, last, surface)
+
+    new_index = [-1] * (n + 1)   # old 1-based id -> new 0-based index (0 -> -1: root)
+    order = []                    # (representative id, surface or None, lemma)
+    i = 1
+    while i <= n:
+        if i in span_of:
+            first, last, surface = span_of[i]
+            for j in range(first, last + 1):
+                new_index[j] = len(order)
+            order.append((reps[first], surface, "+".join(words[j - 1][1] for j in range(first, last + 1))))
+            i = last + 1
+        else:
+            new_index[i] = len(order)
+            order.append((i, None, None))
+            i += 1
+    tokens = []
+    for idx, (rep, surface, lemma) in enumerate(order):
+        form, lem, upos, feats, head, deprel = words[rep - 1]
+        tokens.append(Token(idx, surface if surface is not None else form,
+                            lemma if lemma is not None else lem, upos, feats, new_index[head], deprel))
+    return tuple(tokens)
+
