@@ -237,9 +237,13 @@ def _model_detail(model_dir: Path) -> str:
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return ""
-    for key, label in (("layers", "layers"), ("hidden_size", "units"), ("order", "order")):
-        if key in config:
-            parts.append(f"{config[key]} {label}")
+    if "layers" in config and "hidden_size" in config:
+        parts.append(f"{config['layers']} x {config['hidden_size']} units")
+    if "order" in config:
+        parts.append(f"order {config['order']}")
+    training = config.get("training") or {}
+    if "epochs" in training:
+        parts.append(f"{training['epochs']} epochs")
     metrics = config.get("metrics") or {}
     try:
         metrics = {**metrics, **(read_manifest(model_dir).get("metrics") or {})}

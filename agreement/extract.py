@@ -17,6 +17,13 @@ Attractors (step 7): context words that have, among their analyses in the
 paradigm table at least 10% as frequent as their most frequent one, an analysis
 with the cue's POS and another agreement value.
 
+``filters`` (also in ``manifest.json``), in pipeline order: ``arcs`` (non-root
+arcs read), dropped by ``distance`` / ``punct`` / ``non_projective`` /
+``missing_feature`` (see :mod:`agreement.mining`), ``candidates`` left; the
+``constructions`` they form, ``constructions_rejected`` / ``_kept`` and the arcs
+in each; ``disagreeing`` arcs of kept constructions; then the item filters
+above and ``items`` left.
+
 Item ids are ``<file stem>:<sent_id>:<cue>-<target>`` (0-based indices), unique
 and stable across runs; items are sorted by construction (the order of
 ``constructions.tsv``), then treebank order.
@@ -67,7 +74,7 @@ class ExtractConfig:
 
     def parameters(self) -> dict:
         """The parameters as the manifest records them."""
-        d = dataclasses.asdict(self)
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["features"] = "|".join(self.features)
         d["vocab"] = None if self.vocab is None else len(self.vocab)
         d["explain"] = list(self.explain)
@@ -152,7 +159,7 @@ def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = Ex
     items = tuple(it for c in kept for it in per_key[c.key])
     filters["items"] = len(items)
     explanations = []
-    for spec, key in zip(config.explain, keys):
+    for key in keys:
         text = explain(miner.judge(key), key, config.mining())
         if key in per_key:
             text += f"\n  items: {len(per_key[key])}"

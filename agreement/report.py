@@ -162,35 +162,35 @@ def finding(figs: Figures, models: Sequence[ModelInfo]) -> str:
         return "No model was scored."
     n = max(t.n for _, t in scores)
     ranked = sorted(scores, key=lambda mt: -mt[1].pct)
-    listing = ", ".join(f"the {m.label} {t.pct:.1f}%" for m, t in ranked)
+    named = [f"the {m.label}{' baseline' if m.kind == 'unigram' else ''}" for m, _ in ranked]
+    pcts = [f"{t.pct:.1f}%" for _, t in ranked]
+    listing = f"{named[0]} chose the correct form in {pcts[0]}"
+    if len(ranked) > 1:
+        rest = [f"{w} in {p}" for w, p in zip(named[1:], pcts[1:])]
+        listing += ", " + (", ".join(rest[:-1]) + " and " if len(rest) > 1 else "") + rest[-1]
     lead = f"On {what} ({n} items), {listing}."
     top, rest = ranked[0], ranked[1:]
     if not rest:
         return lead
     clear = all(top[1].ci()[0] > t.ci()[1] for _, t in rest)
-    baseline = [(m, t) for m, t in scores if m.kind == "unigram"]
     others = [(m, t) for m, t in rest if m.kind != "unigram"]
     if top[0].kind == "unigram":
-        verdict = (f"No model beats the unigram baseline here: the models have not learned to track "
-                   f"the subject's number at this training size.")
+        verdict = ("No model beats the unigram baseline, which ignores the context: at this training "
+                   "size the models have not learned to track the subject's number.")
     elif clear:
-        verdict = (f"The {top[0].label} is above every other model with non-overlapping 95% intervals, "
-                   f"so it tracks the subject's number across the attractors")
+        verdict = (f"The {top[0].label} is above every other model, with non-overlapping 95% intervals: "
+                   f"it tracks the subject's number across the attractors")
         below = [m.label for m, t in others if t.ci()[1] < CHANCE]
         near = [m.label for m, t in others if t.ci()[0] <= CHANCE <= t.ci()[1]]
         if below:
-            verdict += (f", while the {' and the '.join(below)} falls below chance: it agrees the verb "
-                        f"with the nearer noun, the attractor")
+            verdict += (f", while the {' and the '.join(below)} falls below chance (50%), agreeing the "
+                        f"verb with the nearer noun, the attractor")
         elif near:
-            verdict += f", while the {' and the '.join(near)} stays at chance"
+            verdict += f", while the {' and the '.join(near)} stays at chance (50%)"
         verdict += "."
     else:
-        second = rest[0][0].label
-        verdict = (f"The {top[0].label} leads, but its 95% interval overlaps the {second}'s, so this run "
-                   f"does not separate them; a larger size separates them more surely.")
-    if baseline and top[0].kind != "unigram":
-        b = baseline[0][1]
-        verdict += f" The unigram baseline, which ignores the context, gets {b.pct:.1f}%."
+        verdict = (f"The {top[0].label} is ahead, but its 95% interval overlaps the {rest[0][0].label}'s: "
+                   f"this run does not separate them.")
     return f"{lead} {verdict}"
 
 

@@ -38,8 +38,6 @@ transformer has no state to carry: the option is ignored there
 """
 from __future__ import annotations
 
-import pickle
-import zipfile
 from pathlib import Path
 from typing import Sequence
 
@@ -53,7 +51,7 @@ from lm.subword import EOS, SPM_FILE, UNK, SubwordVocab
 WEIGHTS_FILE = "model.pt"
 VOCAB_FILE = "vocab.txt"
 #: rows of the (rows, V) logits block computed at once (memory: rows * V * 4 bytes)
-LOGIT_ROWS = 512
+LOGIT_ROWS = 1024
 #: tokens per features() call when streaming with carry_state
 STREAM_CHUNK = 2048
 
@@ -83,7 +81,7 @@ class NeuralScorer(Scorer):
 
     def __init__(self, model: torch.nn.Module, vocab: Sequence[str], *, kind: str,
                  subword: SubwordVocab | None = None, device: str | torch.device = "auto",
-                 batch_size: int = 256, carry_state: bool = False, word_end: bool = True,
+                 batch_size: int = 512, carry_state: bool = False, word_end: bool = True,
                  name: str = ""):
         if batch_size < 1:
             raise LMError(f"batch_size must be at least 1 (got {batch_size})")
@@ -162,27 +160,43 @@ class NeuralScorer(Scorer):
         """Hidden vectors at the ``wanted`` positions of each sequence, fresh state.
 
         Returns (sum of len(wanted[i]), H), rows in order of i then position.
+        Sequences go longest first in batches of ``batch_size``. The LSTM reads a
+        batch packed, as ``pack_padded_sequence`` would: one ``features`` call per
+        stretch of time steps over the sequences not yet finished (the state is
+        sliced down as the shorter ones end), so no step is spent on padding.
+        The transformer reads a right-padded batch in one call.
         """
-        order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
+        order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
         offsets = np.cumsum([0] + [len(w) for w in wanted])
         rows = None
         for start in range(0, len(order), self.batch_size):
             batch = order[start:start + self.batch_size]
-            cut = {i: self._overflow(len(seqs[i]), wanted[i]) for i in batch}
-            T = max(len(seqs[i]) - cut[i] for i in batch)
-            x = torch.full((len(batch), T), self.eos_id, dtype=torch.long)
+            cut = [self._overflow(len(seqs[i]), wanted[i]) for i in batch]
+            lens = [len(seqs[i]) - c for i, c in zip(batch, cut)]      # descending
+            x = torch.full((len(batch), max(lens)), self.eos_id, dtype=torch.long)
             b_idx, t_idx, dest = [], [], []
-            for b, i in enumerate(batch):
-                x[b, :len(seqs[i]) - cut[i]] = torch.tensor(seqs[i][cut[i]:])
+            for b, (i, c) in enumerate(zip(batch, cut)):
+                x[b, :lens[b]] = torch.tensor(seqs[i][c:])
                 b_idx += [b] * len(wanted[i])
-                t_idx += [t - cut[i] for t in wanted[i]]
+                t_idx += [t - c for t in wanted[i]]
                 dest += range(offsets[i], offsets[i + 1])
-            h, _ = self.model.features(x.to(self.device))           # (B, T, H)
-            picked = h[torch.tensor(b_idx, device=self.device),
-                       torch.tensor(t_idx, device=self.device)]     # (rows, H)
-            if rows is None:
-                rows = picked.new_empty((int(offsets[-1]), picked.shape[1]))
-            rows[torch.tensor(dest, device=self.device)] = picked
+            x = x.to(self.device)
+            b_idx, t_idx, dest = (torch.tensor(v, device=self.device)
+                                  for v in (b_idx, t_idx, dest))
+            ends = sorted(set(lens)) if self.stateful else [max(lens)]
+            state, t0 = None, 0
+            for t1 in ends:
+                # the unfinished sequences are the first rows (lens descending)
+                active = sum(1 for n in lens if n >= t1) if self.stateful else len(lens)
+                if state is not None:
+                    state = tuple(s[:, :active].contiguous() for s in state)
+                h, state = self.model.features(x[:active, t0:t1], state)   # (a, t1-t0, H)
+                sel = ((t_idx >= t0) & (t_idx < t1)).nonzero().squeeze(1)
+                picked = h[b_idx[sel], t_idx[sel] - t0]                    # (rows, H)
+                if rows is None:
+                    rows = picked.new_empty((int(offsets[-1]), picked.shape[1]))
+                rows[dest[sel]] = picked
+                t0 = t1
         return rows
 
     def _overflow(self, length: int, wanted: list[int]) -> int:
@@ -274,8 +288,7 @@ def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
         raise LMError(f"{model_dir}: no {WEIGHTS_FILE} in the model directory")
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, EOFError, OSError, ValueError, pickle.UnpicklingError,
-            zipfile.BadZipFile) as e:
+    except Exception as e:  # noqa: BLE001 - a damaged file can fail anywhere in unpickling
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise LMError(f"{path}: unreadable checkpoint, corrupt or not written by "
                       f"`agree train-lm` ({first})") from None
@@ -303,7 +316,7 @@ def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
 
 
 def load_neural(model_dir: Path, config: dict, *, device: str = "auto",
-                batch_size: int = 256, carry_state: bool = False, word_end: bool = True,
+                batch_size: int = 512, carry_state: bool = False, word_end: bool = True,
                 **_ignored) -> NeuralScorer:
     """Loader registered for kinds "lstm" and "transformer" (see :func:`lm.base.load_model`)."""
     model_dir = Path(model_dir)

@@ -32,16 +32,15 @@ import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, replace
-from datetime import timedelta
 from pathlib import Path
 
 import torch
-import torch.distributed as dist
 from torch import nn
 from tqdm import tqdm
 
 from lm.checkpoint import load_checkpoint, save_checkpoint, save_model
 from lm.corpus import Corpus
+from lm.distributed import DistInfo, agree, barrier, dist_info, gather
 from lm.errors import LMError
 from lm.models import LMConfig, build_model, n_parameters
 from lm.neural_data import (batchify, build_vocabulary, check_trainable, encode_split,
@@ -88,38 +87,6 @@ class TrainOptions:
     seed: int = 1111
 
 
-@dataclass(frozen=True)
-class DistInfo:
-    """rank, world (processes), local_rank (index on this machine)."""
-    rank: int = 0
-    world: int = 1
-    local_rank: int = 0
-
-
-def dist_info() -> DistInfo:
-    if dist.is_available() and dist.is_initialized():
-        return DistInfo(dist.get_rank(), dist.get_world_size(),
-                        int(os.environ.get("LOCAL_RANK", dist.get_rank())))
-    return DistInfo()
-
-
-def init_distributed(device: str = "auto") -> DistInfo:
-    """Join torchrun's process group (gloo on CPU, nccl on CUDA) when WORLD_SIZE > 1."""
-    if int(os.environ.get("WORLD_SIZE", "1")) <= 1 or dist.is_initialized():
-        return dist_info()
-    cuda = device != "cpu" and torch.cuda.is_available()
-    if cuda:
-        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
-    # A long timeout: rank 0 may spend hours preparing a corpus while the others wait.
-    dist.init_process_group("nccl" if cuda else "gloo", timeout=timedelta(hours=12))
-    return dist_info()
-
-
-def barrier() -> None:
-    if dist.is_available() and dist.is_initialized():
-        dist.barrier()
-
-
 def resolve_device(name: str, info: DistInfo) -> torch.device:
     if name == "auto":
         name = "cuda" if torch.cuda.is_available() else "cpu"
@@ -132,8 +99,8 @@ def resolve_device(name: str, info: DistInfo) -> torch.device:
     return torch.device("cpu")
 
 
-class _Objective(nn.Module):
-    """Mean training loss of one window: what DistributedDataParallel wraps."""
+class Objective(nn.Module):
+    """Mean training loss (nats) of one window: what DistributedDataParallel wraps."""
 
     def __init__(self, model: nn.Module):
         super().__init__()
@@ -172,25 +139,24 @@ class _StopFlag:
             signal.signal(s, h)
 
 
-def _agree(values: list[float], device: torch.device, info: DistInfo, op="max") -> list[float]:
-    """Element-wise max (or sum) over all processes; identity when alone."""
-    if info.world == 1:
-        return values
-    t = torch.tensor(values, dtype=torch.float64, device=device)
-    dist.all_reduce(t, op=dist.ReduceOp.MAX if op == "max" else dist.ReduceOp.SUM)
-    return t.tolist()
-
-
-def _gather(obj, info: DistInfo) -> list:
-    if info.world == 1:
-        return [obj]
-    out = [None] * info.world
-    dist.all_gather_object(out, obj)
-    return out
-
-
 def _detach(state):
     return None if state is None else tuple(s.detach() for s in state)
+
+
+def train_step(objective: nn.Module, opt: torch.optim.Optimizer, params: list, x: torch.Tensor,
+               y: torch.Tensor, state, clip: float):
+    """One optimizer step on window ``x -> y`` (B, T); returns (loss tensor, new state).
+
+    The carried LSTM state is detached first: gradients stop at the window edge.
+    """
+    opt.zero_grad(set_to_none=True)
+    loss, state = objective(x, y, _detach(state))
+    loss.backward()
+    if clip > 0:
+        # foreach: one fused kernel over all gradients instead of one per tensor
+        nn.utils.clip_grad_norm_(params, clip, foreach=True)
+    opt.step()
+    return loss.detach(), state
 
 
 @torch.no_grad()
@@ -209,7 +175,7 @@ def evaluate(model: nn.Module, data: torch.Tensor, bptt: int, unk_id: int, state
         total += float(nll[keep].sum())
         count += int(keep.sum())
     model.train()
-    total, count = _agree([total, count], device, info, op="sum")
+    total, count = agree([total, count], device, info, op="sum")
     return total, int(count)
 
 
@@ -275,15 +241,15 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
     model = build_model(config).to(device)
     if info.rank:
         torch.manual_seed(options.seed + 7919 * info.rank)   # other dropout masks per process
-    objective = _Objective(model)
+    objective = Objective(model)
     if info.world > 1:
         objective = nn.parallel.DistributedDataParallel(
             objective, device_ids=[device.index] if device.type == "cuda" else None)
     params = list(model.parameters())
     if options.optimizer == "sgd":
-        opt = torch.optim.SGD(params, lr=options.lr)
+        opt = torch.optim.SGD(params, lr=options.lr, foreach=True)
     elif options.optimizer == "adam":
-        opt = torch.optim.Adam(params, lr=options.lr)
+        opt = torch.optim.Adam(params, lr=options.lr, foreach=True)
     else:
         raise LMError(f"unknown optimizer {options.optimizer!r} (known: sgd, adam)")
 
@@ -309,9 +275,9 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
         group["lr"] = s["lr"]
 
     def checkpoint():
-        states = _gather(None if state is None else tuple(t.cpu() for t in state), info)
-        rngs = _gather(torch.get_rng_state(), info)
-        cuda_rngs = _gather(torch.cuda.get_rng_state(device) if device.type == "cuda" else None, info)
+        states = gather(None if state is None else tuple(t.cpu() for t in state), info)
+        rngs = gather(torch.get_rng_state(), info)
+        cuda_rngs = gather(torch.cuda.get_rng_state(device) if device.type == "cuda" else None, info)
         if rank0:
             save_checkpoint({"config": config.to_dict(), "options": fixed,
                              "corpus_sha256": corpus.sha256, "world_size": info.world,
@@ -355,15 +321,11 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
                 i = starts[b]
                 seq = min(bptt, train.shape[1] - 1 - i)
                 x, y = train[:, i:i + seq], train[:, i + 1:i + 1 + seq]           # (B, seq)
-                opt.zero_grad(set_to_none=True)
-                loss, state = objective(x, y, _detach(state) if stateful else None)
-                loss.backward()
-                if options.clip > 0:
-                    nn.utils.clip_grad_norm_(params, options.clip)
-                opt.step()
+                loss, state = train_step(objective, opt, params, x, y,
+                                         state if stateful else None, options.clip)
                 s["step"] += 1
                 s["batch"] = b + 1
-                s["loss_sum"] += float(loss.detach())
+                s["loss_sum"] += float(loss)
                 s["loss_steps"] += 1
                 s["tokens"] += x.numel() * info.world
                 if on_step is not None:
@@ -377,7 +339,7 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
                                     tok_s=f"{s['tokens'] / s['train_time']:.0f}", lr=f"{s['lr']:g}")
                 due = (options.checkpoint_minutes > 0 and rank0
                        and time.monotonic() - last_ckpt >= 60 * options.checkpoint_minutes)
-                stop_now, due = _agree([float(stop.set), float(due)], device, info)
+                stop_now, due = agree([float(stop.set), float(due)], device, info)
                 if stop_now or due:
                     s["elapsed"] = time.monotonic() - started
                     checkpoint()
@@ -438,8 +400,3 @@ def _write_config(out_dir: Path, config: LMConfig, options: TrainOptions, corpus
             "metrics": {k: v for k, v in metrics.items() if k not in ("seconds", "tokens_per_s")}}
     (out_dir / "config.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
-
-def shutdown_distributed() -> None:
-    """Leave torchrun's process group (a no-op when there is none)."""
-    if dist.is_available() and dist.is_initialized():
-        dist.destroy_process_group()

@@ -51,6 +51,11 @@ PRESETS = {
 OTHER_OPTIONS = {"kn5": ("order",), "unigram": ()}
 
 
+def flag(name: str) -> str:
+    """The command-line spelling of an option (``hidden_size`` -> ``--hidden``)."""
+    return {"emb_size": "--emb", "hidden_size": "--hidden"}.get(name, "--" + name.replace("_", "-"))
+
+
 class TrainingInterrupted(LMError):
     """Training stopped on SIGINT/SIGTERM after saving a checkpoint (resumable)."""
 
@@ -91,7 +96,7 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
     given = {k: v for k, v in options.items() if v is not None}
     neural = arch in ("lstm", "transformer")
     if neural:
-        from lm.neural_train import barrier, init_distributed
+        from lm.distributed import barrier, init_distributed
         info = init_distributed(given.get("device", "auto"))
         config, train_options = neural_settings(arch, size, seed=seed, max_steps=max_steps,
                                                 epochs=epochs, options=given)
@@ -100,7 +105,7 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
         if bad or max_steps is not None or epochs is not None or resume:
             extra = bad + [n for n, v in (("max_steps", max_steps), ("epochs", epochs),
                                           ("resume", resume)) if v]
-            raise LMError(f"--arch {arch} does not take {', '.join('--' + b.replace('_', '-') for b in extra)}")
+            raise LMError(f"--arch {arch} does not take {', '.join(flag(b) for b in extra)}")
         info, barrier = None, (lambda: None)
     rank0 = info is None or info.rank == 0
 
@@ -141,7 +146,7 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
         raise
     finally:
         if neural:
-            from lm.neural_train import shutdown_distributed
+            from lm.distributed import shutdown_distributed
             shutdown_distributed()
     return TrainResult(out, arch, metrics)
 
@@ -162,13 +167,12 @@ def neural_settings(arch: str, size: str, *, seed: int, max_steps: int | None = 
     settings.update({k: v for k, v in (options or {}).items() if v is not None})
     unknown = sorted(set(settings) - model_keys - train_keys)
     if unknown:
-        raise LMError(f"--arch {arch} does not take "
-                      + ", ".join("--" + u.replace("_", "-") for u in unknown))
+        raise LMError(f"--arch {arch} does not take {', '.join(flag(u) for u in unknown)}")
     if epochs is not None:
         settings["epochs"] = epochs
     for name in ("epochs", "batch_size", "bptt", "layers", "hidden_size", "emb_size"):
         if name in settings and settings[name] is not None and settings[name] < 1:
-            raise LMError(f"--{name.replace('_', '-')} must be at least 1 (got {settings[name]})")
+            raise LMError(f"{flag(name)} must be at least 1 (got {settings[name]})")
     if max_steps is not None and max_steps < 1:
         raise LMError(f"--max-steps must be at least 1 (got {max_steps})")
     try:

@@ -238,12 +238,12 @@ class TestPool:
 
     def test_pairs_differ_in_number_only_and_keep_capitalisation(self):
         """'brings' has no plural present, only 'brought' (plural past), which the closest
-        rule offers; 'Speaks' has only the lower-case 'speak'. Neither is a pair."""
+        rule does not offer (Tense differs); 'Speaks' has only the lower-case 'speak'. Neither is a pair."""
         rows = [("brings", "bring", "VERB", V_SG, 3), ("brought", "bring", "VERB", V_PL.replace("Pres", "Past"), 3),
                 ("Speaks", "speak", "VERB", V_SG, 3), ("speak", "speak", "VERB", V_PL, 3),
                 ("sings", "sing", "VERB", V_SG, 3), ("sing", "sing", "VERB", V_PL, 3)]
         pool = CandidatePool(make_table(rows))
-        assert pool.alternative("bring", "VERB", V_SG) == "brought"
+        assert pool.alternative("bring", "VERB", V_SG) is None
         assert [p.form for p in pool.pairs(("VERB", V_SG, "lower", "")).values] == ["sings"]
         assert pool.pairs(("VERB", V_SG, "title", "")) is None
 

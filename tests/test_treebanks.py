@@ -153,6 +153,15 @@ class TestReaderErrors:
         with pytest.raises(TreebankError, match=r"t.conllu:2: word 1 is in a head cycle"):
             read(write(tmp_path, text))
 
+    def test_conllu_plus_columns(self, tmp_path):
+        standard = "# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC\n"
+        assert [s.forms for s in read(write(tmp_path, standard + GOOD_ROW))] == [("Hi",)]
+        path = write(tmp_path, "# global.columns = ID FORM PARSEME:MWE\n" + GOOD_ROW)
+        with pytest.raises(TreebankError) as e:
+            read(path)
+        assert str(e.value) == (f"{path}:1: CoNLL-U Plus columns (ID FORM PARSEME:MWE) are not supported; "
+                                "expected the 10 CoNLL-U columns")
+
     def test_corrupt_gzip(self, tmp_path):
         path = tmp_path / "x.conllu.gz"
         path.write_bytes(b"not gzip at all")

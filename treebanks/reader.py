@@ -49,7 +49,7 @@ from typing import Iterable, Iterator
 
 import conllu
 from conllu.exceptions import ParseException
-from conllu.parser import DEFAULT_FIELDS, parse_id_value, parse_int_value, parse_line
+from conllu.parser import DEFAULT_FIELD_PARSERS, parse_id_value, parse_int_value, parse_line
 
 from treebanks.errors import TreebankError
 from treebanks.features import canonical_feats
@@ -109,6 +109,8 @@ def read_treebanks(paths: Iterable[str | os.PathLike], *, quiet: bool = True) ->
 
 def expand_paths(paths: Iterable[str | os.PathLike]) -> list[Path]:
     """Files to read: each path itself, or the CoNLL-U files of a directory (sorted)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
     files: list[Path] = []
     for p in paths:
         p = Path(p)
@@ -149,14 +151,14 @@ def _int_field(line: list[str], i: int):
     return (parse_id_value if i == 0 else parse_int_value)(v)
 
 
-def _raw_field(line: list[str], i: int):
-    return line[i]
-
-
-#: FEATS/MISC/DEPS stay strings: we canonicalise FEATS ourselves (cached) and never
-#: need the others parsed; this is a third of conllu's time.
-_FIELD_PARSERS = {"id": _int_field, "head": _int_field, "feats": _raw_field,
-                  "xpos": _raw_field, "deps": _raw_field, "misc": _raw_field}
+#: The CoNLL-U columns conllu is asked for, under the names we give them. conllu
+#: parses a column only when its name has a parser (its defaults: id, xpos,
+#: feats, head, deps, misc); naming XPOS/FEATS differently keeps them plain
+#: strings (we canonicalise FEATS ourselves, cached), and DEPS/MISC, which we
+#: never use, are not asked for (the line tracker still checks that all ten
+#: columns are there): together a third of conllu's time.
+_COLUMNS = ("id", "form", "lemma", "upos", "xpos_", "feats_", "head", "deprel")
+_FIELD_PARSERS = {"id": _int_field, "head": _int_field}
 
 
 class _LineTracker:
@@ -188,11 +190,23 @@ class _LineTracker:
                     self.block_start = self.lineno
                     self.block = []
                 self.block.append(line)
-                if line[0] != "#" and line.count("\t") != 9:
-                    raise TreebankError(
-                        f"{self.path}:{self.lineno}: expected 10 tab-separated columns, "
-                        f"found {line.count(chr(9)) + 1}")
+                if line[0] != "#":
+                    if line.count("\t") != 9:
+                        raise TreebankError(
+                            f"{self.path}:{self.lineno}: expected 10 tab-separated columns, "
+                            f"found {line.count(chr(9)) + 1}")
+                elif line.startswith("# global.columns"):
+                    line = self._global_columns(line)
             yield line
+
+    def _global_columns(self, line: str) -> str:
+        # conllu would rename the columns after this comment (CoNLL-U Plus)
+        names = line.partition("=")[2].split()
+        if [n.lower() for n in names] != ["id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel",
+                                          "deps", "misc"]:
+            raise TreebankError(f"{self.path}:{self.lineno}: CoNLL-U Plus columns ({' '.join(names)}) are "
+                                f"not supported; expected the 10 CoNLL-U columns")
+        return "#\n"  # the standard ten: nothing to rename
 
     def word_line(self, k: int) -> int:
         """Line number of the k-th (0-based) non-comment row of the current block."""
@@ -211,7 +225,7 @@ class _LineTracker:
             if not line or line.startswith("#"):
                 continue
             try:
-                parse_line(line, DEFAULT_FIELDS, dict(_FIELD_PARSERS))
+                parse_line(line, _COLUMNS, {**DEFAULT_FIELD_PARSERS, **_FIELD_PARSERS})
             except ParseException as inner:
                 return f"{self.path}:{self.block_start + offset}: {inner}"
         return f"{self.path}:{self.block_start}: {e}"
@@ -225,7 +239,7 @@ def _read_file(path: Path) -> Iterator[Sentence]:
     n = 0
     with fh:
         tracker = _LineTracker(fh, path)
-        sentences = conllu.parse_incr(tracker, field_parsers=_FIELD_PARSERS)
+        sentences = conllu.parse_incr(tracker, fields=_COLUMNS, field_parsers=_FIELD_PARSERS)
         while True:
             try:
                 tokenlist = next(sentences)
@@ -254,7 +268,7 @@ def _locate_bad_utf8(path: Path) -> str:
     return f"{path}: not UTF-8 text; CoNLL-U files must be UTF-8"
 
 
-_FIELDS = operator.itemgetter("id", "form", "lemma", "upos", "feats", "head", "deprel")
+_FIELDS = operator.itemgetter("id", "form", "lemma", "upos", "feats_", "head", "deprel")
 _CANONICAL: dict[str | None, str] = {}  # raw FEATS -> canonical (a plain dict: the hot path)
 
 
