@@ -150,6 +150,7 @@ class GrammarConfig:
     p_intransitive_pp: float = 0.4  # an intransitive verb takes a PP
     p_coordination: float = 0.3    # the main verb phrase is coordinated
     zipf: float = 0.7              # lemma weights 1/rank**zipf
+    lexicon: float = 1.0           # share of each class's lemmas used (the most frequent first)
 
 
 class _Tok:
@@ -166,11 +167,15 @@ class Generator:
 
     def __init__(self, rng: random.Random, config: GrammarConfig = GrammarConfig()):
         self.rng, self.c = rng, config
+        if not 0 < config.lexicon <= 1:
+            raise AgreeError(f"synthetic language: lexicon share must be in (0, 1], not {config.lexicon}")
+        # A smaller lexicon lets a small model learn every word's number from less text.
+        self._lemmas = {k: v[:max(4, round(len(v) * config.lexicon))] for k, v in LEXICON.items()}
         self._weights = {k: list(itertools.accumulate(1 / (r + 1) ** config.zipf for r in range(len(v))))
-                         for k, v in LEXICON.items()}
+                         for k, v in self._lemmas.items()}
 
     def _lemma(self, key: str) -> Lemma:
-        return self.rng.choices(LEXICON[key], cum_weights=self._weights[key])[0]
+        return self.rng.choices(self._lemmas[key], cum_weights=self._weights[key])[0]
 
     def _number(self) -> str:
         return PLUR if self.rng.random() < self.c.p_plural else SING

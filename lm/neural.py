@@ -10,11 +10,17 @@ transiently, a chunk of rows at a time, because the normaliser needs it; the
 candidate logits are gathered from that same block (identical to ``h @ W[t].T +
 b[t]``, minus the extra work).
 
-Batching: sequences are sorted by length and cut into batches of
-``batch_size``; each batch is right-padded with ``<eos>``. Both model types are
-causal (an output at position t depends on inputs up to t), so padding after a
-sequence never changes the vectors gathered at its real positions, and sorting
-keeps the padding small.
+Batching: sequences are sorted by length, longest first, and cut into batches of
+at most ``batch_size``. The LSTM reads each batch packed (what
+``pack_padded_sequence`` does, done with the ``features(input, state)``
+interface): the time steps are read in stretches, and after each stretch the
+sequences that have ended leave the batch (their rows of the state are sliced
+off), so no step is computed on padding. The transformer reads a right-padded
+batch in one call; batches are also cut where padding would pass 25%. Both
+models are causal (an output at position t depends on inputs up to t), so
+padding after a sequence never changes the vectors gathered at its real positions.
+A transformer reads at most ``max_len`` tokens: a longer input keeps its last
+``max_len`` tokens (a sliding window).
 
 Subword (sentencepiece) models, the word-boundary convention: a word is the
 piece sequence that sentencepiece gives it as a separate word (first piece
@@ -52,6 +58,8 @@ WEIGHTS_FILE = "model.pt"
 VOCAB_FILE = "vocab.txt"
 #: rows of the (rows, V) logits block computed at once (memory: rows * V * 4 bytes)
 LOGIT_ROWS = 1024
+#: a padded batch holds at most this many tokens per real token
+PAD_SLACK = 1.25
 #: tokens per features() call when streaming with carry_state
 STREAM_CHUNK = 2048
 
@@ -169,8 +177,7 @@ class NeuralScorer(Scorer):
         order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
         offsets = np.cumsum([0] + [len(w) for w in wanted])
         rows = None
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start:start + self.batch_size]
+        for batch in self._batches(order, seqs):
             cut = [self._overflow(len(seqs[i]), wanted[i]) for i in batch]
             lens = [len(seqs[i]) - c for i, c in zip(batch, cut)]      # descending
             x = torch.full((len(batch), max(lens)), self.eos_id, dtype=torch.long)
@@ -198,6 +205,22 @@ class NeuralScorer(Scorer):
                 rows[dest[sel]] = picked
                 t0 = t1
         return rows
+
+    def _batches(self, order: list[int], seqs: list[list[int]]):
+        """Consecutive runs of ``order`` (longest first), at most ``batch_size`` each; for
+        a padded model (transformer) also cut where padding would pass 25% of the batch."""
+        batch, real = [], 0
+        for i in order:
+            n = len(seqs[i])
+            if batch and (len(batch) == self.batch_size or (
+                    not self.stateful and
+                    (len(batch) + 1) * len(seqs[batch[0]]) > PAD_SLACK * (real + n))):
+                yield batch
+                batch, real = [], 0
+            batch.append(i)
+            real += n
+        if batch:
+            yield batch
 
     def _overflow(self, length: int, wanted: list[int]) -> int:
         """Tokens to drop at the left so that the model can read the sequence."""
@@ -278,7 +301,7 @@ def read_vocab_file(path: Path) -> list[str]:
 
 
 def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
-    """Rebuild the network from ``model.pt`` (a ``{"state_dict", "config"}`` dict) and config.json."""
+    """Rebuild the network from ``model.pt`` ({"state_dict", "config"}) and config.json."""
     try:
         from lm.models import LMConfig, build_model
     except ImportError as e:  # pragma: no cover - lm.models is part of the package

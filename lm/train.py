@@ -48,12 +48,17 @@ PRESETS = {
                                    lr=1e-3, clip=1.0, optimizer="adam", vocab_size=10000),
 }
 #: options of the non-neural architectures
-OTHER_OPTIONS = {"kn5": ("order",), "unigram": ()}
+#: (vocab_size caps the corpus vocabulary, as for the neural models, so that a
+#: 5-gram and a --size small LSTM can be compared on the same words)
+OTHER_OPTIONS = {"kn5": ("order", "vocab_size"), "unigram": ("vocab_size",)}
 
 
 def flag(name: str) -> str:
     """The command-line spelling of an option (``hidden_size`` -> ``--hidden``)."""
     return {"emb_size": "--emb", "hidden_size": "--hidden"}.get(name, "--" + name.replace("_", "-"))
+
+
+CAPPED_VOCAB = ".vocab-capped.txt"
 
 
 class TrainingInterrupted(LMError):
@@ -128,10 +133,13 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
                                    resume=resume, quiet=quiet, on_step=on_step)
         elif arch == "kn5":
             from lm.kenlm_backend import train_kn5
-            metrics = train_kn5(corpus, work, quiet=quiet, **given)
+            corpus = _capped_vocab(corpus, work, given.get("vocab_size"))
+            metrics = train_kn5(corpus, work, quiet=quiet,
+                                **{k: v for k, v in given.items() if k == "order"})
         else:
             from lm.unigram import train_unigram
-            metrics = train_unigram(corpus, work)
+            metrics = train_unigram(_capped_vocab(corpus, work, given.get("vocab_size")), work)
+        (work / CAPPED_VOCAB).unlink(missing_ok=True)
         barrier()
         if rank0:
             if finalize is not None:
@@ -204,6 +212,20 @@ def _corpus(inputs, work: Path, lang, seed: int, quiet: bool, rank0: bool, barri
     barrier()
     corpus = load_corpus(target)
     return corpus if corpus.lang or not lang else replace(corpus, lang=lang)
+
+
+def _capped_vocab(corpus, work: Path, vocab_size: int | None):
+    """``corpus`` with its vocabulary cut to <eos>, <unk> and the ``vocab_size`` most
+    frequent words (a file in ``work``; the corpus directory is not touched)."""
+    if vocab_size is None:
+        return corpus
+    from lm.corpus import read_vocab
+    if vocab_size < 1:
+        raise LMError(f"--vocab-size must be at least 1 (got {vocab_size})")
+    words = read_vocab(corpus.vocab)[:vocab_size + 2]
+    path = work / CAPPED_VOCAB
+    path.write_text("".join(w + "\n" for w in words), encoding="utf-8")
+    return replace(corpus, vocab=path)
 
 
 def _replace_dir(src: Path, dst: Path) -> None:
