@@ -7,8 +7,8 @@ becomes empty and punctuation is left alone); the dropped character is a letter.
 """
 from __future__ import annotations
 
-from nonce.perturb.base import Aspect, Draft, register
-from nonce.perturb.select import WORD_OPTIONS, check_word_options, choose_words, word_condition
+from nonce.perturb.base import register
+from nonce.perturb.select import WordEditAspect
 
 
 def droppable(word: str) -> bool:
@@ -21,21 +21,8 @@ def dropped(word: str, rng) -> str:
 
 
 @register
-class DropChar(Aspect):
+class DropChar(WordEditAspect):
     name = "drop-char"
     summary = "one letter of a word deleted"
-    options_spec = WORD_OPTIONS
-
-    def __init__(self, severity, options=None):
-        super().__init__(severity, options)
-        check_word_options(self.name, self.options)
-
-    def condition(self) -> str:
-        return word_condition(self.options)
-
-    def perturb(self, draft: Draft, rng) -> int:
-        chosen = choose_words(draft, rng, self.severity, self.options, droppable)
-        edit = rng("edit")
-        for i in chosen:
-            draft.replace(i, dropped(draft.tokens[i], edit))
-        return len(chosen)
+    eligible = staticmethod(droppable)
+    edit = staticmethod(dropped)

@@ -9,8 +9,8 @@ ASCII letter (punctuation, numbers, ``è``) are never candidates.
 """
 from __future__ import annotations
 
-from nonce.perturb.base import Aspect, Draft, register
-from nonce.perturb.select import WORD_OPTIONS, check_word_options, choose_words, word_condition
+from nonce.perturb.base import register
+from nonce.perturb.select import WordEditAspect
 
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _OFFSETS = (0.0, 0.25, 0.75)  # horizontal stagger of the rows, in key widths
@@ -45,21 +45,8 @@ def typo(word: str, rng) -> str:
 
 
 @register
-class Qwerty(Aspect):
+class Qwerty(WordEditAspect):
     name = "qwerty"
     summary = "a letter replaced by a neighbouring QWERTY key, by POS group"
-    options_spec = WORD_OPTIONS
-
-    def __init__(self, severity, options=None):
-        super().__init__(severity, options)
-        check_word_options(self.name, self.options)
-
-    def condition(self) -> str:
-        return word_condition(self.options)
-
-    def perturb(self, draft: Draft, rng) -> int:
-        chosen = choose_words(draft, rng, self.severity, self.options, has_key)
-        edit = rng("edit")
-        for i in chosen:
-            draft.replace(i, typo(draft.tokens[i], edit))
-        return len(chosen)
+    eligible = staticmethod(has_key)
+    edit = staticmethod(typo)

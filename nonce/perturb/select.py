@@ -26,7 +26,7 @@ import random
 from typing import Callable
 
 from nonce.errors import NonceError
-from nonce.perturb.base import Draft, Option, _optional_int
+from nonce.perturb.base import Aspect, Draft, Option, _optional_int
 
 #: POS group -> UPOS tags (None: every word). "mid" follows the typo studies' middle
 #: group (adjectives and adpositions); function words are UD's closed classes.
@@ -97,3 +97,36 @@ def choose_words(draft: Draft, rng: Callable[[str], random.Random], severity: fl
     order = list(pool)
     rng("pick").shuffle(order)
     return sorted(order[:k])
+
+
+class WordEditAspect(Aspect):
+    """A character-level noise aspect: each chosen word gets one edit.
+
+    Subclasses name the aspect and give two functions: ``eligible(word)`` (the
+    aspect can change this word) and ``edit(word, rng)`` (the changed word). Which
+    words are chosen (POS group, count, direction, matched control) is this
+    module's procedure, the same for every such aspect."""
+
+    options_spec = WORD_OPTIONS
+
+    def __init__(self, severity, options=None):
+        super().__init__(severity, options)
+        check_word_options(self.name, self.options)
+
+    def condition(self) -> str:
+        return word_condition(self.options)
+
+    @staticmethod
+    def eligible(word: str) -> bool:
+        raise NotImplementedError
+
+    @staticmethod
+    def edit(word: str, rng: random.Random) -> str:
+        raise NotImplementedError
+
+    def perturb(self, draft: Draft, rng) -> int:
+        chosen = choose_words(draft, rng, self.severity, self.options, self.eligible)
+        edit_rng = rng("edit")
+        for i in chosen:
+            draft.replace(i, self.edit(draft.tokens[i], edit_rng))
+        return len(chosen)

@@ -7,8 +7,8 @@ symbols are never moved (a swapped digit would change a number, not spell it wro
 """
 from __future__ import annotations
 
-from nonce.perturb.base import Aspect, Draft, register
-from nonce.perturb.select import WORD_OPTIONS, check_word_options, choose_words, word_condition
+from nonce.perturb.base import register
+from nonce.perturb.select import WordEditAspect
 
 
 def _pairs(word: str) -> list[int]:
@@ -23,21 +23,8 @@ def swapped(word: str, rng) -> str:
 
 
 @register
-class Swap(Aspect):
+class Swap(WordEditAspect):
     name = "swap"
     summary = "two adjacent characters of a word swapped"
-    options_spec = WORD_OPTIONS
-
-    def __init__(self, severity, options=None):
-        super().__init__(severity, options)
-        check_word_options(self.name, self.options)
-
-    def condition(self) -> str:
-        return word_condition(self.options)
-
-    def perturb(self, draft: Draft, rng) -> int:
-        chosen = choose_words(draft, rng, self.severity, self.options, lambda w: bool(_pairs(w)))
-        edit = rng("edit")
-        for i in chosen:
-            draft.replace(i, swapped(draft.tokens[i], edit))
-        return len(chosen)
+    eligible = staticmethod(lambda word: bool(_pairs(word)))
+    edit = staticmethod(swapped)
