@@ -31,12 +31,33 @@ from typing import Iterator, Sequence
 
 import click
 
+from agreement.errors import AgreeError
 from agreement.options import log
 from agreement.outdir import atomic_output_dir, read_manifest, write_manifest
-from agreement.report import ModelInfo, ReportInputs, accuracy, tally, write_report
+from agreement.report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_report
 from agreement.synthlang import GrammarConfig, write_synthetic
 
+TIMINGS_FILE = "timings.tsv"
 LANG = "synth"   # a language code of its own: no language-specific rule applies to it
+
+
+#: The LSTM: train-lm's ``small`` preset, narrowed to tied units without dropout and
+#: with small batches. What makes a small LSTM learn agreement on this language is
+#: the number of updates more than the tokens seen. Measured here (seed 1111, nonce
+#: items with attractors): the preset as it is (2 x 200, dropout 0.2, batch 32,
+#: 3 epochs of 240k tokens) 56%; 2 x 128 tied, no dropout, batch 16, 2 epochs 95%
+#: in less CPU time; tiny size (64k tokens): 2 x 64, batch 4, 2 epochs (982
+#: updates) 89%, while 491 updates stayed at chance. The generated text has no
+#: rare constructions to overfit in two epochs, so no dropout.
+#: One thread: these matrices are tiny (16 x 128), so a second thread gains ~15% on
+#: an idle machine, and on a busy one its barriers spin while the other thread
+#: waits for a core: measured here, 150 updates took 7 s on one thread every time
+#: and 6 to 171 s on two.
+THREADS = 1
+LSTM_OPTIONS = ("--hidden", "128", "--emb", "128", "--tied", "--dropout", "0", "--batch-size", "16",
+                "--threads", str(THREADS))
+TINY_LSTM_OPTIONS = ("--hidden", "64", "--emb", "64", "--tied", "--dropout", "0", "--batch-size", "4",
+                     "--threads", str(THREADS))
 
 
 @dataclass(frozen=True)
@@ -51,34 +72,26 @@ class DemoConfig:
     lstm_options: further ``agree train-lm`` options for the LSTM, as CLI words;
     kn_order: n-gram order of the Kneser-Ney model;
     seed: one seed for the generator, nonce sampling, corpus shuffle and training;
-    quiet: no progress lines or bars."""
+    quiet: no progress lines or bars; grammar: the generator's probabilities.
+    The defaults are the ``default`` size."""
     size: str = "default"
     sentences: int = 2000
     corpus_tokens: int = 300_000
     nonce: int = 9
-    lstm_epochs: int | None = 3
+    lstm_epochs: int | None = 2
     lstm_max_steps: int | None = None
-    lstm_options: tuple[str, ...] = ()
+    lstm_options: tuple[str, ...] = LSTM_OPTIONS
     kn_order: int = 5
     seed: int = 1111
     quiet: bool = False
     grammar: GrammarConfig = field(default_factory=GrammarConfig)
 
 
-#: --size presets. ``default`` is sized for under 10 minutes on 2 CPU cores;
-#: ``tiny`` for the end-to-end test (under 2 minutes).
-#: The LSTM: train-lm's ``small`` preset, narrowed to tied units without dropout and
-#: with small batches. What makes a small LSTM learn agreement on this language is
-#: the number of updates more than the tokens seen. Measured here (seed 1111, nonce
-#: items with attractors): the preset as it is (2 x 200, dropout 0.2, batch 32,
-#: 3 epochs of 240k tokens) 56%; 2 x 128 tied, no dropout, batch 16, 2 epochs 95%
-#: in less CPU time; tiny size (64k tokens): 2 x 64, batch 4, 2 epochs (982
-#: updates) 89%, while 491 updates stayed at chance. The generated text has no
-#: rare constructions to overfit in two epochs, so no dropout.
-LSTM_OPTIONS = ("--hidden", "128", "--emb", "128", "--tied", "--dropout", "0", "--batch-size", "16")
-TINY_LSTM_OPTIONS = ("--hidden", "64", "--emb", "64", "--tied", "--dropout", "0", "--batch-size", "4")
+#: --size presets. ``default``: about a minute on 2 CPU cores (the goal is under 10);
+#: ``tiny``: seconds, for the end-to-end test (a quarter of the lexicon, so that the
+#: 2 x 64 LSTM learns every word's number from 64k tokens).
 PRESETS = {
-    "default": dict(sentences=2000, corpus_tokens=300_000, nonce=9, lstm_epochs=2, lstm_options=LSTM_OPTIONS),
+    "default": {},   # the DemoConfig defaults
     "tiny": dict(sentences=300, corpus_tokens=80_000, nonce=3, lstm_epochs=2, lstm_options=TINY_LSTM_OPTIONS,
                  grammar=GrammarConfig(lexicon=0.25)),
 }
@@ -98,8 +111,9 @@ class DemoResult:
     out_dir: the output directory; report: its report.md; finding: the report's
     generated sentence; accuracy: model -> {"original", "nonce", "original_attr",
     "nonce_attr"} -> accuracy in % (``_attr``: items with at least one attractor);
-    timings: (step, seconds); wall_s: total wall time in seconds; table: the
-    accuracy table ``agree score`` printed."""
+    timings: (step, seconds), also in timings.tsv (the one file that differs between
+    runs with the same seed, with the manifests' ``seconds`` fields of train-lm);
+    wall_s: total wall time in seconds; table: the accuracy table ``agree score`` printed."""
     out_dir: Path
     report: Path
     finding: str
@@ -117,6 +131,19 @@ MODELS = (
 
 
 @contextlib.contextmanager
+def _torch_threads(n: int) -> Iterator[None]:
+    """Scoring with small models: ``n`` torch threads (see THREADS), restored after."""
+    import torch
+
+    old = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
+
+
+@contextlib.contextmanager
 def _working_dir(path: Path) -> Iterator[None]:
     old = os.getcwd()
     os.chdir(path)
@@ -126,24 +153,31 @@ def _working_dir(path: Path) -> Iterator[None]:
         os.chdir(old)
 
 
-def _agree(args: Sequence[str], *, quiet: bool) -> str:
+def _agree(args: Sequence[str]) -> str:
     """Run one ``agree`` command in this process; returns what it printed on stdout
     (the caller decides whether people see it). Domain errors surface as
     ``click.ClickException`` with the command's own message."""
     from agreement.cli import cli
 
     out = io.StringIO()
-    argv = sys.argv
-    sys.argv = ["agree", *args]   # each step's manifest records its own command line
     try:
-        with contextlib.redirect_stdout(out):
+        with _argv(args), contextlib.redirect_stdout(out):
             cli.main(args=list(args), prog_name="agree", standalone_mode=False)
     except click.exceptions.Exit as e:   # --help and friends; not used by the demo
         if e.exit_code:
             raise
-    finally:
-        sys.argv = argv
     return out.getvalue()
+
+
+@contextlib.contextmanager
+def _argv(args: Sequence[str]) -> Iterator[None]:
+    """``sys.argv`` as if ``agree ARGS`` had been typed: manifests record it."""
+    old = sys.argv
+    sys.argv = ["agree", *args]
+    try:
+        yield
+    finally:
+        sys.argv = old
 
 
 def commands(config: DemoConfig) -> list[list[str]]:
@@ -179,25 +213,30 @@ def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig()) -> D
     n_steps = len(steps) + 2
     out_dir = Path(out_dir).resolve()
     table = ""
-    with atomic_output_dir(out_dir) as tmp, _working_dir(tmp):
+    with atomic_output_dir(out_dir) as tmp, _working_dir(tmp), _torch_threads(THREADS):
         t = time.perf_counter()
         log(f"[1/{n_steps}] generating the language: {config.sentences} treebank sentences, "
             f"{config.corpus_tokens} corpus tokens (seed {config.seed})", quiet)
         synth = write_synthetic("synth", seed=config.seed, sentences=config.sentences,
                                 corpus_tokens=config.corpus_tokens, config=config.grammar)
-        write_manifest("synth", "demo:synthlang", [], {"seed": config.seed, "sentences": config.sentences,
-                                                       "corpus_tokens": config.corpus_tokens,
-                                                       "grammar": asdict(config.grammar)},
-                       counts={"corpus_sentences": synth.corpus_sentences, "corpus_tokens": synth.corpus_tokens})
+        with _argv(["demo", "--size", config.size, "--seed", str(config.seed)]):
+            write_manifest("synth", "demo:synthlang", [], {"seed": config.seed, "sentences": config.sentences,
+                                                           "corpus_tokens": config.corpus_tokens,
+                                                           "grammar": asdict(config.grammar)},
+                           counts={"corpus_sentences": synth.corpus_sentences,
+                                   "corpus_tokens": synth.corpus_tokens})
         timings.append(("generate the language", time.perf_counter() - t))
         for i, args in enumerate(steps, start=2):
             t = time.perf_counter()
             log(f"[{i}/{n_steps}] agree {' '.join(a for a in args if a != '--quiet')}", quiet)
-            printed = _agree(args, quiet=quiet)
+            printed = _agree(args)
             if args[0] == "score":
                 table = printed
             elif printed and not quiet:
                 click.echo(printed.rstrip("\n"), err=True)
+            if args[0] == "extract" and not read_manifest("extract")["counts"]["items"]:
+                raise AgreeError(f"the generated treebank ({config.sentences} sentences) gave no agreement "
+                                 "items: generate more sentences or a grammar with modified subjects")
             label = f"agree {args[0]}" + (f" {args[args.index('--arch') + 1]}" if "--arch" in args else "")
             timings.append((label, time.perf_counter() - t))
             log(f"      {timings[-1][1]:.1f} s", quiet)
@@ -205,22 +244,33 @@ def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig()) -> D
         log(f"[{n_steps}/{n_steps}] writing report.md", quiet)
         models = tuple(ModelInfo(m.name, m.label, m.kind, _model_detail(Path("models") / m.name))
                        for m in MODELS)
-        timings.append(("report", 0.0))
-        wall = time.perf_counter() - start
         inputs = ReportInputs(
             scored=Path("score/items.tsv"), testset=Path("nonce/items.tsv"), score_dir=Path("score"),
             models=models, setting=tuple(_setting(config, synth)),
-            commands=tuple("agree " + " ".join(a for a in args if a != "--quiet") for args in steps),
-            timings=tuple(timings[:-1]), wall_s=wall)
-        finding = write_report(inputs, "report.md")
-        figs = tally(inputs.scored, inputs.testset)
+            commands=(f"# synth/: agree demo --size {config.size} --seed {config.seed} "
+                      "(agreement.synthlang.write_synthetic)",
+                      *("agree " + " ".join(a for a in args if a != "--quiet") for args in steps)),
+            timings=Path(TIMINGS_FILE))
+        figs = write_report(inputs, "report.md")
+        finding = state_finding(figs, models)
         acc = {m.name: {f"{c}{'_attr' if a else ''}": accuracy(figs, m.name, c, attracted=a)
                         for c in ("original", "nonce") for a in (False, True)} for m in MODELS}
-        timings[-1] = ("report", time.perf_counter() - t)
+        with _argv(["demo", "--size", config.size, "--seed", str(config.seed)]):
+            write_manifest(".", "demo", [], _parameters(config), accuracy=acc, finding=finding)
+        timings.append(("report", time.perf_counter() - t))
+        wall = time.perf_counter() - start
+        Path(TIMINGS_FILE).write_text("step\tseconds\n" + "".join(f"{k}\t{v:.1f}\n" for k, v in timings)
+                                      + f"total (wall)\t{wall:.1f}\n", encoding="utf-8")
     wall = time.perf_counter() - start
     log(f"done in {wall:.0f} s: {out_dir / 'report.md'}", quiet)
     log(finding, quiet)
     return DemoResult(out_dir, out_dir / "report.md", finding, acc, tuple(timings), wall, table)
+
+
+def _parameters(config: DemoConfig) -> dict:
+    params = asdict(config)
+    params.pop("quiet")
+    return params
 
 
 def _setting(config: DemoConfig, synth) -> list[str]:

@@ -48,17 +48,16 @@ class ReportInputs:
     scored: the scored items.tsv of ``agree score``; testset: the items.tsv scored
     (original and nonce variants); score_dir: the score output directory (its PNGs
     are linked); models: in table order; setting: lines describing the run (data
-    sizes, seed); commands: the equivalent CLI commands; timings: (step, seconds);
-    wall_s: total wall time in seconds."""
+    sizes, seed); commands: the equivalent CLI commands; timings: a file of step
+    times to link (kept out of the report so that the same seed gives the same
+    report, byte for byte)."""
     scored: Path
     testset: Path
     score_dir: Path
     models: tuple[ModelInfo, ...]
     setting: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
-    timings: tuple[tuple[str, float], ...] = ()
-    wall_s: float | None = None
-    extra: dict = field(default_factory=dict, compare=False)
+    timings: Path | None = None
 
 
 @dataclass
@@ -155,8 +154,9 @@ def finding(figs: Figures, models: Sequence[ModelInfo]) -> str:
     conds = _conditions(figs)
     cond = NONCE if NONCE in conds else conds[0]
     pool, what = figs.attracted, f"{cond} sentences with at least one attractor"
+    across = "across the attractors"
     if not any(pool.get((m.name, cond, None)) for m in models):
-        pool, what = figs.overall, f"all {cond} sentences"
+        pool, what, across = figs.overall, f"all {cond} sentences", "over the words between"
     scores = [(m, pool[(m.name, cond, None)]) for m in models if pool.get((m.name, cond, None))]
     if not scores:
         return "No model was scored."
@@ -179,12 +179,12 @@ def finding(figs: Figures, models: Sequence[ModelInfo]) -> str:
                    "size the models have not learned to track the subject's number.")
     elif clear:
         verdict = (f"The {top[0].label} is above every other model, with non-overlapping 95% intervals: "
-                   f"it tracks the subject's number across the attractors")
+                   f"it tracks the subject's number {across}")
         below = [m.label for m, t in others if t.ci()[1] < CHANCE]
         near = [m.label for m, t in others if t.ci()[0] <= CHANCE <= t.ci()[1]]
         if below:
-            verdict += (f", while the {' and the '.join(below)} falls below chance (50%), agreeing the "
-                        f"verb with the nearer noun, the attractor")
+            verdict += (f", while the {' and the '.join(below)} falls below chance (50%), as if the verb "
+                        f"agreed with the nearer noun")
         elif near:
             verdict += f", while the {' and the '.join(near)} stays at chance (50%)"
         verdict += "."
@@ -254,12 +254,9 @@ def render(inputs: ReportInputs, figs: Figures, report_dir: Path) -> str:
                 f"[{os.path.relpath(summary_md, report_dir)}]({os.path.relpath(summary_md, report_dir)}).", ""]
     if inputs.commands:
         out += ["## The same, one command at a time", "", "```", *inputs.commands, "```", ""]
-    if inputs.timings or inputs.wall_s is not None:
-        out += ["## Time", ""]
-        rows = [[step, f"{s:.1f}"] for step, s in inputs.timings]
-        if inputs.wall_s is not None:
-            rows.append(["**total (wall)**", f"**{inputs.wall_s:.1f}**"])
-        out += _table(["step", "seconds"], rows)
+    if inputs.timings is not None:
+        rel = os.path.relpath(inputs.timings, report_dir)
+        out += [f"Wall time of each step: [{rel}]({rel}).", ""]
     return "\n".join(out)
 
 
@@ -281,14 +278,14 @@ def _example(figs: Figures, models: Sequence[ModelInfo]) -> list[str]:
             f"one *{item.wrong}*."]
 
 
-def write_report(inputs: ReportInputs, report_path: str | os.PathLike) -> str:
+def write_report(inputs: ReportInputs, report_path: str | os.PathLike) -> Figures:
     """Compute the figures and write ``report.md`` to ``report_path``; returns the
-    finding sentence."""
+    figures (:func:`finding` and :func:`accuracy` read them)."""
     report_path = Path(report_path)
     figs = tally(inputs.scored, inputs.testset)
     text = render(inputs, figs, report_path.parent)
-    report_path.write_text(text, encoding="utf-8")
-    return finding(figs, list(inputs.models))
+    report_path.write_text(text + "\n", encoding="utf-8")
+    return figs
 
 
 def accuracy(figs: Figures, model: str, condition: str, attracted: bool = False) -> float | None:

@@ -1,4 +1,4 @@
-"""Training checkpoints (resumable state) and the final ``model.pt`` of a neural model directory.
+"""The files of a neural model directory, and the training checkpoint that resumes it.
 
 ``model.pt``: ``{"state_dict": ..., "config": LMConfig.to_dict()}``, tensors on
 the CPU, loadable with ``torch.load(..., weights_only=True)``.
@@ -14,9 +14,11 @@ continued). Plain containers and tensors only, so ``weights_only=True`` loads it
 """
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import zipfile
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
@@ -25,6 +27,8 @@ from lm.errors import LMError
 
 MODEL_FILE = "model.pt"
 CHECKPOINT_FILE = "checkpoint.pt"
+LOG_FILE = "train_log.tsv"
+LOG_HEADER = "epoch\tstep\ttrain_loss\tvalid_ppl\ttokens_per_s\tlr\n"
 FORMAT = "agree-train-lm-checkpoint/1"
 
 
@@ -93,3 +97,26 @@ def load_checkpoint(directory: Path, *, config: dict, options: dict, corpus_sha2
 def _differences(what: str, saved: dict, now: dict) -> list[str]:
     return [f"{what} {k} ({saved.get(k)!r} then, {now.get(k)!r} now)"
             for k in sorted(set(saved) | set(now)) if saved.get(k) != now.get(k)]
+
+
+def write_log(out_dir: Path, rows: list) -> None:
+    """``train_log.tsv``: one row per validation (epoch end, and a partial last epoch)."""
+    text = LOG_HEADER + "".join("\t".join(str(v) for v in r) + "\n" for r in rows)
+    tmp = out_dir / f".{LOG_FILE}.tmp"
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out_dir / LOG_FILE)
+
+
+def write_config(out_dir: Path, config, options, corpus, lang: str, metrics: dict) -> None:
+    """``config.json``: kind and every field of ``config`` (an LMConfig) at the top
+    level (what :func:`lm.base.load_model` and the scorer read), ``options`` (the
+    TrainOptions) under "training", seed, the corpus checksum, language, and the
+    metrics that do not depend on timing (so that the same seed gives the same file)."""
+    training = {k: v for k, v in asdict(options).items() if k not in ("device", "threads")}
+    data = {**config.to_dict(), "training": training, "seed": options.seed,
+            "corpus_sha256": corpus.sha256, "lang": lang or corpus.lang,
+            "metrics": {k: v for k, v in metrics.items() if k not in ("seconds", "tokens_per_s")}}
+    tmp = out_dir / ".config.json.tmp"
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, out_dir / "config.json")
+

@@ -66,7 +66,8 @@ class LMConfig:
         if self.kind not in KINDS:
             raise ValueError(f"unknown model kind {self.kind!r} (known: {', '.join(KINDS)})")
         if self.tokenizer not in TOKENIZERS:
-            raise ValueError(f"unknown tokenizer {self.tokenizer!r} (known: {', '.join(TOKENIZERS)})")
+            raise ValueError(f"unknown tokenizer {self.tokenizer!r} "
+                             f"(known: {', '.join(TOKENIZERS)})")
         for name in ("vocab_size", "emb_size", "hidden_size", "layers", "heads", "max_len"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be at least 1 (got {getattr(self, name)})")

@@ -112,13 +112,34 @@ def encode_split(path: Path, vocab: Vocabulary) -> torch.Tensor:
                 if words:
                     ids.extend(sv.encode_sentence(words))
                     ids.append(eos)
-    return torch.frombuffer(ids, dtype=torch.int64).clone() if ids else torch.zeros(0, dtype=torch.int64)
+    if not ids:
+        return torch.zeros(0, dtype=torch.int64)
+    return torch.frombuffer(ids, dtype=torch.int64).clone()
 
 
 def batchify(stream: torch.Tensor, rows: int) -> torch.Tensor:
     """Cut a 1-D stream into ``rows`` contiguous parts: (rows, L), the remainder dropped."""
     length = stream.numel() // rows
     return stream[:rows * length].view(rows, length)
+
+
+def eval_layout(stream: torch.Tensor, rows: int, eos_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Validation rows that predict *every* token of the split exactly once.
+
+    The stream gets a leading ``<eos>`` (the boundary before the first sentence),
+    so its N tokens are all targets; row r reads positions r*L .. (r+1)*L (one
+    token of overlap with the next row, whose first token is thus a target of
+    row r), the end is padded. Returns ``data`` (rows, L + 1) and ``scored``
+    (rows, L), False at the padding: the targets ``data[:, 1:]`` to count.
+    """
+    ids = torch.cat([torch.tensor([eos_id], dtype=stream.dtype), stream])
+    n = stream.numel()
+    length = -(-n // rows)                                         # ceil
+    padded = torch.cat([ids, ids.new_full((rows * length + 1 - ids.numel(),), eos_id)])
+    starts = torch.arange(rows) * length
+    data = padded[starts[:, None] + torch.arange(length + 1)]       # (rows, L + 1)
+    scored = (starts[:, None] + torch.arange(1, length + 1)) <= n   # (rows, L)
+    return data, scored
 
 
 def row_block(data: torch.Tensor, rank: int, world: int) -> torch.Tensor:
@@ -132,7 +153,8 @@ def windows(length: int, bptt: int) -> list[int]:
     return list(range(0, length - 1, bptt))
 
 
-def check_trainable(n_train: int, n_valid: int, rows: int, bptt: int, where: Sequence[Path]) -> None:
+def check_trainable(n_train: int, n_valid: int, rows: int, bptt: int,
+                    where: Sequence[Path]) -> None:
     """One clear error when a split is too small to train or validate on."""
     train, valid = where
     if n_train == 0:

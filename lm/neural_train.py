@@ -1,4 +1,4 @@
-"""Training the neural LMs (LSTM, transformer): the paper's recipe, resumable, optionally distributed.
+"""Training the neural LMs (LSTM, transformer): the paper's recipe, resumable, distributed.
 
 The loop (PyTorch's word_language_model recipe, which Gulordava et al. used):
 the training stream is cut into B rows (:mod:`lm.neural_data`) read in BPTT
@@ -38,20 +38,21 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from lm.checkpoint import load_checkpoint, save_checkpoint, save_model
+from lm.checkpoint import (load_checkpoint, save_checkpoint, save_model, write_config,
+                           write_log)
 from lm.corpus import Corpus
 from lm.distributed import DistInfo, agree, barrier, dist_info, gather
 from lm.errors import LMError
 from lm.models import LMConfig, build_model, n_parameters
 from lm.neural_data import (batchify, build_vocabulary, check_trainable, encode_split,
-                            load_vocabulary, row_block, windows)
+                            eval_layout, load_vocabulary, row_block, windows)
 from lm.softmax_loss import linear_cross_entropy, token_nll
 from lm.train import TrainingInterrupted
 
-LOG_FILE = "train_log.tsv"
-LOG_HEADER = "epoch\tstep\ttrain_loss\tvalid_ppl\ttokens_per_s\tlr\n"
 #: options that may change between an interrupted run and its resumption
 RESUMABLE_CHANGES = ("epochs", "max_steps", "checkpoint_minutes", "device", "threads")
+#: steps between reading the loss back (and, distributed, agreeing on stop/checkpoint)
+SYNC_EVERY = 10
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ def resolve_device(name: str, info: DistInfo) -> torch.device:
     if name.startswith("cuda"):
         if not torch.cuda.is_available():
             raise LMError("--device cuda requested but CUDA is not available")
-        return torch.device("cuda", info.local_rank if info.world > 1 else torch.cuda.current_device())
+        index = info.local_rank if info.world > 1 else torch.cuda.current_device()
+        return torch.device("cuda", index)
     if name != "cpu":
         raise LMError(f"unknown device {name!r} (use auto, cpu or cuda)")
     return torch.device("cpu")
@@ -160,9 +162,10 @@ def train_step(objective: nn.Module, opt: torch.optim.Optimizer, params: list, x
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, data: torch.Tensor, bptt: int, unk_id: int, stateful: bool,
-             device: torch.device, info: DistInfo) -> tuple[float, int]:
-    """Summed NLL (nats) and count of the non-<unk> targets of (rows, L) ``data``, all processes."""
+def evaluate(model: nn.Module, data: torch.Tensor, scored: torch.Tensor, bptt: int, unk_id: int,
+             stateful: bool, device: torch.device, info: DistInfo) -> tuple[float, int]:
+    """Summed NLL (nats) and count of the scored, non-<unk> targets of (rows, L+1)
+    ``data`` (see :func:`lm.neural_data.eval_layout`), over all processes."""
     model.eval()
     total, count, state = 0.0, 0, None
     for i in windows(data.shape[1], bptt):
@@ -171,7 +174,7 @@ def evaluate(model: nn.Module, data: torch.Tensor, bptt: int, unk_id: int, state
         h, state = model.features(x, state if stateful else None)
         nll = token_nll(h.reshape(-1, h.shape[-1]), model.decoder.weight, model.decoder.bias,
                         y.reshape(-1))
-        keep = y.reshape(-1) != unk_id
+        keep = (y.reshape(-1) != unk_id) & scored[:, i:i + seq].reshape(-1)
         total += float(nll[keep].sum())
         count += int(keep.sum())
     model.train()
@@ -233,8 +236,8 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
                     (corpus.train, corpus.valid))
     train = row_block(batchify(train_ids, rows), info.rank, info.world).to(device)   # (B, L)
     eval_rows = max(1, min(options.eval_batch_size, valid_ids.numel() // (2 * info.world)))
-    valid = row_block(batchify(valid_ids, eval_rows * info.world), info.rank,
-                      info.world).to(device)                                        # (E, Lv)
+    valid, scored = (row_block(t, info.rank, info.world).to(device) for t in
+                     eval_layout(valid_ids, eval_rows * info.world, vocab.eos_id))  # (E, Lv+1)
     starts = windows(train.shape[1], bptt)
 
     torch.manual_seed(options.seed)
@@ -277,7 +280,8 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
     def checkpoint():
         states = gather(None if state is None else tuple(t.cpu() for t in state), info)
         rngs = gather(torch.get_rng_state(), info)
-        cuda_rngs = gather(torch.cuda.get_rng_state(device) if device.type == "cuda" else None, info)
+        cuda_rngs = gather(torch.cuda.get_rng_state(device) if device.type == "cuda" else None,
+                           info)
         if rank0:
             save_checkpoint({"config": config.to_dict(), "options": fixed,
                              "corpus_sha256": corpus.sha256, "world_size": info.world,
@@ -286,7 +290,7 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
                              "cuda_rng": cuda_rngs}, out_dir)
 
     def validate_and_log(epoch_label):
-        nll, count = evaluate(model, valid, bptt, vocab.unk_id, stateful, device, info)
+        nll, count = evaluate(model, valid, scored, bptt, vocab.unk_id, stateful, device, info)
         loss = nll / max(count, 1)
         tps = s["tokens"] / s["train_time"] if s["train_time"] else 0.0
         train_loss = s["loss_sum"] / max(s["loss_steps"], 1)
@@ -298,21 +302,31 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
             if rank0:
                 save_model(model, config.to_dict(), out_dir)
         if rank0:
-            _write_log(out_dir, s["log"])
+            write_log(out_dir, s["log"])
             if not quiet:
                 print(f"epoch {epoch_label}: step {s['step']}, train ppl "
-                      f"{math.exp(min(train_loss, 700)):.1f}, valid ppl {math.exp(min(loss, 700)):.2f}, "
+                      f"{math.exp(min(train_loss, 700)):.1f}, "
+                      f"valid ppl {math.exp(min(loss, 700)):.2f}, "
                       f"lr {s['lr']:g}, {tps:.0f} tokens/s", file=sys.stderr)
         return improved
 
     max_steps = options.max_steps
     started = time.monotonic() - s["elapsed"]
     last_ckpt = time.monotonic()
+    # Losses are summed on the device and read back every few steps only: a
+    # float() per step would stall a GPU's queue.
+    pending = torch.zeros((), device=device)
+
+    def flush():
+        s["loss_sum"] += float(pending)
+        pending.zero_()
+
     objective.train()
-    with _StopFlag(quiet) as stop:
+    with _StopFlag(quiet or not rank0) as stop:
         while s["epoch"] < options.epochs and (max_steps is None or s["step"] < max_steps):
             if s["batch"] == 0:
-                state, s["loss_sum"], s["loss_steps"], s["tokens"], s["train_time"] = None, 0.0, 0, 0, 0.0
+                state = None
+                s.update(loss_sum=0.0, loss_steps=0, tokens=0, train_time=0.0)
             bar = tqdm(total=len(starts), initial=s["batch"], desc=f"epoch {s['epoch'] + 1}",
                        unit="batch", file=sys.stderr, disable=quiet or not rank0, leave=False,
                        dynamic_ncols=True)
@@ -323,47 +337,49 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
                 x, y = train[:, i:i + seq], train[:, i + 1:i + 1 + seq]           # (B, seq)
                 loss, state = train_step(objective, opt, params, x, y,
                                          state if stateful else None, options.clip)
-                s["step"] += 1
-                s["batch"] = b + 1
-                s["loss_sum"] += float(loss)
+                pending += loss
+                s["step"], s["batch"] = s["step"] + 1, b + 1
                 s["loss_steps"] += 1
                 s["tokens"] += x.numel() * info.world
                 if on_step is not None:
                     on_step(s["step"])
-                now = time.perf_counter()
-                s["train_time"] += now - t0
-                t0 = now
                 bar.update(1)
-                if s["loss_steps"] % 10 == 1 or b + 1 == len(starts):
-                    bar.set_postfix(ppl=f"{math.exp(min(s['loss_sum'] / s['loss_steps'], 700)):.1f}",
+                last = b + 1 == len(starts) or (max_steps is not None and s["step"] >= max_steps)
+                if s["loss_steps"] % SYNC_EVERY == 0 or last:
+                    flush()
+                    now = time.perf_counter()
+                    s["train_time"] += now - t0
+                    t0 = now
+                    running = s["loss_sum"] / s["loss_steps"]
+                    bar.set_postfix(ppl=f"{math.exp(min(running, 700)):.1f}",
                                     tok_s=f"{s['tokens'] / s['train_time']:.0f}", lr=f"{s['lr']:g}")
-                due = (options.checkpoint_minutes > 0 and rank0
-                       and time.monotonic() - last_ckpt >= 60 * options.checkpoint_minutes)
-                stop_now, due = agree([float(stop.set), float(due)], device, info)
-                if stop_now or due:
-                    s["elapsed"] = time.monotonic() - started
-                    checkpoint()
-                    last_ckpt = time.monotonic()
-                if stop_now:
-                    bar.close()
-                    raise TrainingInterrupted(
-                        f"training interrupted at epoch {s['epoch'] + 1}, step {s['step']}; "
-                        f"checkpoint saved in {out_dir}. Continue with the same command "
-                        f"and --resume")
+                # Stop and checkpoint decisions: every step alone; every SYNC_EVERY
+                # steps (the same steps on every process) when distributed.
+                if info.world == 1 or s["step"] % SYNC_EVERY == 0:
+                    due = (options.checkpoint_minutes > 0 and rank0
+                           and time.monotonic() - last_ckpt >= 60 * options.checkpoint_minutes)
+                    stop_now, due = agree([float(stop.set), float(due)], device, info)
+                    if stop_now or due:
+                        flush()
+                        s["elapsed"] = time.monotonic() - started
+                        checkpoint()
+                        last_ckpt = time.monotonic()
+                    if stop_now:
+                        bar.close()
+                        raise TrainingInterrupted(
+                            f"training interrupted at epoch {s['epoch'] + 1}, step {s['step']}; "
+                            f"checkpoint saved in {out_dir}. Continue with the same command "
+                            f"and --resume")
                 if max_steps is not None and s["step"] >= max_steps:
                     break
-                t0 = time.perf_counter()
             bar.close()
             if s["batch"] < len(starts):
                 break                                       # max_steps reached mid-epoch
-            improved = validate_and_log(s["epoch"] + 1)
-            if not improved:
-                s["lr"] /= options.lr_decay
+            if not validate_and_log(s["epoch"] + 1):
+                s["lr"] /= options.lr_decay                 # no better than before: anneal
                 for group in opt.param_groups:
                     group["lr"] = s["lr"]
-            s["epoch"] += 1
-            s["batch"] = 0
-            state = None
+            s["epoch"], s["batch"], state = s["epoch"] + 1, 0, None
             s["elapsed"] = time.monotonic() - started
             checkpoint()
             last_ckpt = time.monotonic()
@@ -380,23 +396,6 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
                "parameters": n_parameters(model), "device": device.type,
                "world_size": info.world}
     if rank0:
-        _write_config(out_dir, config, options, corpus, lang, metrics)
+        write_config(out_dir, config, options, corpus, lang, metrics)
     return metrics
-
-
-def _write_log(out_dir: Path, rows: list) -> None:
-    text = LOG_HEADER + "".join("\t".join(str(v) for v in r) + "\n" for r in rows)
-    tmp = out_dir / f".{LOG_FILE}.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out_dir / LOG_FILE)
-
-
-def _write_config(out_dir: Path, config: LMConfig, options: TrainOptions, corpus: Corpus,
-                  lang: str, metrics: dict) -> None:
-    import json
-    training = {k: v for k, v in asdict(options).items() if k not in ("device", "threads")}
-    data = {**config.to_dict(), "training": training, "seed": options.seed,
-            "corpus_sha256": corpus.sha256, "lang": lang or corpus.lang,
-            "metrics": {k: v for k, v in metrics.items() if k not in ("seconds", "tokens_per_s")}}
-    (out_dir / "config.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 

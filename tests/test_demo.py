@@ -36,7 +36,7 @@ def test_report_has_the_tables_the_sentence_and_the_plots(tiny):
     text = tiny.report.read_text(encoding="utf-8")
     assert tiny.finding in text
     assert re.search(r"nonce sentences with at least one attractor \(\d+ items\)", tiny.finding)
-    for heading in ("## Accuracy", "## By number of attractors", "## By construction", "## Time"):
+    for heading in ("## Accuracy", "## By number of attractors", "## By construction", "## Plots"):
         assert heading in text
     assert "`L NOUN VERB VERB`" in text and "`L NOUN NOUN VERB`" in text
     for label in ("LSTM", "5-gram", "unigram"):
@@ -81,3 +81,84 @@ def test_cli_help_and_bad_size():
 def test_unknown_preset_is_an_error():
     with pytest.raises(ValueError, match="unknown demo size 'huge'"):
         demo_config("huge")
+
+
+def test_a_failing_step_leaves_no_output(tmp_path):
+    """An error stops the demo with the step's own message and no --out directory."""
+    from agreement.errors import AgreeError
+
+    with pytest.raises(AgreeError, match="sizes must be positive"):
+        run_demo(tmp_path / "out", demo_config("tiny", quiet=True, sentences=0))
+    assert not (tmp_path / "out").exists() and not list(tmp_path.iterdir())
+
+
+def test_a_treebank_without_items_is_a_clear_error(tmp_path):
+    """Unmodified subjects sit next to their verbs: no long-distance item, one clear error."""
+    from agreement.errors import AgreeError
+    from agreement.synthlang import GrammarConfig
+
+    config = demo_config("tiny", quiet=True, sentences=5,
+                         grammar=GrammarConfig(p_subject_pp=0, p_subject_rc=0, p_coordination=0))
+    with pytest.raises(AgreeError, match=r"the generated treebank \(5 sentences\) gave no agreement items"):
+        run_demo(tmp_path / "out", config)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_timings_are_kept_beside_the_report(tiny):
+    lines = (tiny.out_dir / "timings.tsv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "step\tseconds" and lines[-1].startswith("total (wall)\t")
+    assert [name for name, _ in tiny.timings][:2] == ["generate the language", "agree corpus"]
+    assert tiny.wall_s >= sum(s for _, s in tiny.timings) * 0.99
+
+
+def _scored_fixture(tmp_path, outcomes):
+    """A test set of original items (one attractor each) and nonce variants, and a
+    scored items.tsv where model m is right on the first outcomes[m][cond] items."""
+    from agreement.records import Item, write_items
+
+    items, rows = [], []
+    header = "item_id\tvariant\tperturbation\tconstruction\tattractors\tmodel\tlogp_correct\tlogp_wrong\tcorrect\toov"
+    for i in range(100):
+        for variant in (0, 1):
+            items.append(Item(f"s{i}", variant, "NOUN NOUN VERB", "L", ("The", "dog", "near", "the", "cats", "runs"),
+                              ("DET", "NOUN", "ADP", "DET", "NOUN", "VERB"), ("_",) * 6, "runs", "run", "run",
+                              "Sing", 1, 5, 1, False, "original" if variant == 0 else "nonce"))
+            for model, right in outcomes.items():
+                ok = i < right["original" if variant == 0 else "nonce"]
+                rows.append(f"s{i}\t{variant}\t{'original' if variant == 0 else 'nonce'}\tNOUN NOUN VERB\t1\t{model}"
+                            f"\t-1\t-2\t{int(ok)}\t0")
+    write_items(tmp_path / "items.tsv", items)
+    (tmp_path / "scored.tsv").write_text(header + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    from agreement.report import tally
+    return tally(tmp_path / "scored.tsv", tmp_path / "items.tsv")
+
+
+def test_finding_is_computed_from_the_figures(tmp_path):
+    from agreement.report import accuracy, finding
+
+    figs = _scored_fixture(tmp_path, {"lstm": {"original": 97, "nonce": 90},
+                                      "kn5": {"original": 60, "nonce": 30},
+                                      "unigram": {"original": 50, "nonce": 49}})
+    assert accuracy(figs, "lstm", "nonce", attracted=True) == 90.0
+    text = finding(figs, MODELS)
+    assert text.startswith("On nonce sentences with at least one attractor (100 items), the LSTM chose the "
+                           "correct form in 90.0%, the unigram baseline in 49.0% and the 5-gram in 30.0%.")
+    assert "non-overlapping 95% intervals" in text and "the 5-gram falls below chance" in text
+
+    close = _scored_fixture(tmp_path, {"lstm": {"original": 60, "nonce": 55},
+                                       "kn5": {"original": 55, "nonce": 50},
+                                       "unigram": {"original": 50, "nonce": 48}})
+    assert "overlaps the 5-gram's: this run does not separate them" in finding(close, MODELS)
+
+    baseline = _scored_fixture(tmp_path, {"lstm": {"original": 50, "nonce": 40},
+                                          "kn5": {"original": 50, "nonce": 41},
+                                          "unigram": {"original": 50, "nonce": 60}})
+    assert "No model beats the unigram baseline" in finding(baseline, MODELS)
+
+
+def test_wilson_interval():
+    t = Tally(right=50, n=100)
+    lo, hi = t.ci()
+    assert lo == pytest.approx(40.38, abs=0.01) and hi == pytest.approx(59.62, abs=0.01)
+    assert Tally().ci() is None and Tally().pct is None

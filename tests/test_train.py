@@ -14,6 +14,7 @@ from agreement.outdir import write_manifest
 from lm.base import load_model
 from lm.corpus import prepare_corpus
 from lm.errors import LMError
+from lm.neural_data import eval_layout
 from lm.train import TrainingInterrupted, partial_dir, train_lm
 
 #: a model small enough that a step takes milliseconds
@@ -98,7 +99,8 @@ class TestLSTM:
         for f in ("model.pt", "config.json", "vocab.txt"):
             assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
         train_lm([corpus], tmp_path / "c", arch="lstm", seed=6, max_steps=6, **TINY)
-        assert (tmp_path / "a" / "model.pt").read_bytes() != (tmp_path / "c" / "model.pt").read_bytes()
+        assert (tmp_path / "a" / "model.pt").read_bytes() \
+            != (tmp_path / "c" / "model.pt").read_bytes()
 
     def test_raw_text_is_prepared_into_out_corpus(self, tmp_path):
         text = write_text(tmp_path / "text.txt", 300)
@@ -106,6 +108,24 @@ class TestLSTM:
         assert (tmp_path / "m" / "corpus" / "train.txt").is_file()
         config = json.loads((tmp_path / "m" / "config.json").read_text())
         assert config["lang"] == "en"
+
+
+def test_validation_scores_every_token_once(corpus, tmp_path):
+    """The LSTM's validation covers the same targets as the unigram baseline's: every
+    word of valid.txt that is in the vocabulary, plus one <eos> per sentence."""
+    lstm = train_lm([corpus], tmp_path / "l", arch="lstm", seed=1, max_steps=2, **TINY)
+    unigram = train_lm([corpus], tmp_path / "u", arch="unigram", quiet=True)
+    assert lstm.metrics["valid_tokens"] == unigram.metrics["valid_tokens"]
+
+
+def test_eval_layout():
+    stream = torch.arange(10, 33)                                   # 23 tokens
+    data, scored = eval_layout(stream, 4, eos_id=0)
+    assert data.shape == (4, 7) and scored.shape == (4, 6)
+    targets = data[:, 1:][scored]
+    assert sorted(targets.tolist()) == stream.tolist()             # each exactly once
+    assert data[0, 0] == 0 and torch.equal(data[0, 1:], stream[:6])
+    assert torch.equal(data[1, 0], data[0, -1])                     # rows overlap by one
 
 
 class TestResume:
@@ -139,6 +159,9 @@ class TestResume:
     def test_checkpoint_of_another_run_is_refused(self, corpus, tmp_path):
         out = tmp_path / "m"
         self.interrupted(corpus, out, 5, max_steps=40)
+        with pytest.raises(LMError, match=r"m.partial holds an interrupted training run: "
+                                          r"continue it with --resume, or delete"):
+            train_lm([corpus], out, arch="lstm", seed=2, max_steps=40, **TINY)
         opts = {**TINY, "hidden_size": 32, "emb_size": 32}
         with pytest.raises(LMError, match=r"belongs to another training run; it differs in "
                                           r"model emb_size \(16 then, 32 now\); model hidden_size"):

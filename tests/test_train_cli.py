@@ -33,9 +33,11 @@ def run(*args):
 def test_help_has_example():
     r = run("--help")
     assert r.exit_code == 0
-    assert "Example:\n    agree train-lm wiki.xml.bz2 --lang en --arch lstm --size small" in r.output
+    example = "Example:\n    agree train-lm wiki.xml.bz2 --lang en --arch lstm --size small"
+    assert example in r.output
     for option in ("--arch [lstm|transformer|kn5|unigram]", "--resume", "--max-steps",
-                   "--tied / --no-tied", "--tokenizer [word|sentencepiece]", "--checkpoint-minutes"):
+                   "--tied / --no-tied", "--tokenizer [word|sentencepiece]",
+                   "--checkpoint-minutes"):
         assert option in r.output
 
 
@@ -75,7 +77,7 @@ def test_corpus_smaller_than_a_batch(tmp_path):
     r = run(text, "--lang", "en", "--arch", "lstm", "--size", "small", "--quiet",
             "--out", tmp_path / "m")
     assert r.exit_code == 1
-    assert r.output.startswith("Error: ") and "is fewer than one batch (32 rows x 36 = 1152); " \
+    assert r.output.startswith("Error: ") and "is fewer than one batch (8 rows x 36 = 288); " \
         "use a smaller --batch-size or --bptt, or a larger corpus\n" in r.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["few.txt"]
 

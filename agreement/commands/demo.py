@@ -10,8 +10,8 @@ from agreement.options import out_option, quiet_option, seed_option
 @out_option
 @seed_option
 @click.option("--size", type=click.Choice(["tiny", "default"]), default="default", show_default=True,
-              help="default: 2,000 treebank sentences, 300k corpus tokens, 9 nonce variants, a 3-epoch "
-                   "LSTM (under 10 minutes on 2 CPU cores); tiny: a 1-minute smoke run.")
+              help="default: 2,000 treebank sentences, 300k corpus tokens, 9 nonce variants, a "
+                   "2-epoch LSTM (about a minute on 2 CPU cores); tiny: a 10-second smoke run.")
 @quiet_option
 def demo(out, seed, size, quiet):
     """Run the whole study on a language the project generates itself (nothing is
@@ -19,7 +19,8 @@ def demo(out, seed, size, quiet):
     and a training corpus, then agree corpus, extract, nonce, train-lm (LSTM,
     5-gram Kneser-Ney, unigram) and score, and write report.md: accuracy on
     original and nonce items per model, by construction and by number of
-    attractors, with the plots of agree score. Prints the accuracy table.
+    attractors, with the plots of agree score. Prints the accuracy table; the
+    step times go to timings.tsv.
 
     \b
     Example:
