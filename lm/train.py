@@ -103,10 +103,10 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
     given = {k: v for k, v in options.items() if v is not None}
     neural = arch in ("lstm", "transformer")
     if neural:
-        from lm.distributed import barrier, init_distributed
-        info = init_distributed(given.get("device", "auto"))
         config, train_options = neural_settings(arch, size, seed=seed, max_steps=max_steps,
                                                 epochs=epochs, options=given)
+        from lm.distributed import barrier, init_distributed
+        info = init_distributed(train_options.device)
     else:
         bad = sorted(set(given) - set(OTHER_OPTIONS[arch]))
         if bad or max_steps is not None or epochs is not None or resume:
@@ -204,7 +204,7 @@ def _corpus(inputs, work: Path, lang, seed: int, quiet: bool, rank0: bool, barri
     if not inputs:
         raise LMError("no input given (a corpus directory, dumps or text files)")
     if len(inputs) == 1 and is_corpus_dir(inputs[0]):
-        return load_corpus(inputs[0])
+        return _with_lang(load_corpus(inputs[0]), lang)
     for p in inputs:
         if p.is_dir():
             raise LMError(f"{p}: a directory but not a corpus directory (train.txt, valid.txt, "
@@ -215,8 +215,16 @@ def _corpus(inputs, work: Path, lang, seed: int, quiet: bool, rank0: bool, barri
             raise LMError("--lang is needed to prepare a corpus from dumps or text files")
         prepare_corpus(inputs, target, lang, seed=seed, quiet=quiet)
     barrier()
-    corpus = load_corpus(target)
-    return corpus if corpus.lang or not lang else replace(corpus, lang=lang)
+    return _with_lang(load_corpus(target), lang)
+
+
+def _with_lang(corpus, lang: str | None):
+    """The corpus, its language filled in from --lang (a corpus made by the library
+    has no manifest to say it); a contradiction is an error."""
+    if lang and corpus.lang and lang != corpus.lang:
+        raise LMError(f"{corpus.directory}: a corpus of language {corpus.lang!r}, "
+                      f"but --lang {lang}")
+    return replace(corpus, lang=lang) if lang and not corpus.lang else corpus
 
 
 def _capped_vocab(corpus, work: Path, vocab_size: int | None):

@@ -15,7 +15,7 @@ from lm.base import load_model
 from lm.corpus import prepare_corpus
 from lm.errors import LMError
 from lm.neural_data import eval_layout
-from lm.train import TrainingInterrupted, partial_dir, train_lm
+from lm.train import TrainingInterrupted, neural_settings, partial_dir, train_lm
 
 #: a model small enough that a step takes milliseconds
 #: (lr 20 is for hundreds of units; 16 units need a smaller step)
@@ -236,6 +236,28 @@ def test_transformer_with_sentencepiece(corpus, tmp_path):
     assert scores.shape == (1, 2) and (scores < 0).all()
 
 
+def test_paper_preset_is_the_recipe():
+    config, options = neural_settings("lstm", "paper", seed=1111)
+    assert (config.kind, config.emb_size, config.hidden_size, config.layers, config.dropout,
+            config.tied) == ("lstm", 650, 650, 2, 0.2, False)
+    assert (options.optimizer, options.lr, options.lr_decay, options.bptt, options.batch_size,
+            options.clip, options.epochs, options.vocab_size) == ("sgd", 20.0, 4.0, 35, 64, 0.25,
+                                                                  40, None)
+    config, options = neural_settings("lstm", "small", seed=1, options={"hidden_size": 300,
+                                                                        "emb_size": 300})
+    assert config.hidden_size == 300 and options.vocab_size == 10000
+
+
+def test_vocab_cap_for_count_models(corpus, tmp_path):
+    """--vocab-size cuts the corpus vocabulary for kn5/unigram as for the neural models."""
+    r = train_lm([corpus], tmp_path / "u", arch="unigram", vocab_size=5, quiet=True)
+    vocab = (tmp_path / "u" / "vocab.txt").read_text().splitlines()
+    assert vocab == (corpus / "vocab.txt").read_text().splitlines()[:7]
+    assert not (tmp_path / "u" / ".vocab-capped.txt").exists()
+    full = train_lm([corpus], tmp_path / "f", arch="unigram", quiet=True)
+    assert r.metrics["valid_tokens"] < full.metrics["valid_tokens"]
+
+
 @pytest.mark.parametrize("arch", ["unigram", "kn5"])
 def test_dispatch_to_count_models(corpus, tmp_path, arch):
     kw = {"order": 3} if arch == "kn5" else {}
@@ -244,3 +266,19 @@ def test_dispatch_to_count_models(corpus, tmp_path, arch):
     assert config["kind"] == arch and r.kind == arch
     assert 1 < r.metrics["valid_ppl"] < 40 and r.metrics["valid_tokens"] > 0
     assert not partial_dir(tmp_path / arch).exists()
+
+
+@pytest.mark.integration
+def test_wikipedia_dump_lstm_and_kn5_on_the_same_split(tmp_path):
+    """The real dump fragment: corpus prepared into OUT/corpus, a few LSTM steps, and a
+    5-gram with the same 10k vocabulary on that corpus scores exactly the same targets."""
+    from conftest import shared_path
+    dump = shared_path("wiki",
+                       "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+    lstm = train_lm([dump], tmp_path / "lstm", arch="lstm", lang="en", size="small", seed=1,
+                    max_steps=20, threads=1, quiet=True)
+    corpus_dir = tmp_path / "lstm" / "corpus"
+    assert lstm.metrics["train_tokens"] > 300_000 and lstm.metrics["valid_tokens"] > 30_000
+    kn5 = train_lm([corpus_dir], tmp_path / "kn5", arch="kn5", vocab_size=10000, quiet=True)
+    assert kn5.metrics["valid_tokens"] == lstm.metrics["valid_tokens"]
+    assert 1 < kn5.metrics["valid_ppl"] < lstm.metrics["valid_ppl"]   # 20 steps is no training

@@ -65,6 +65,14 @@ def test_bad_options(corpus, tmp_path, args, message):
     assert not (tmp_path / "m").exists() and not (tmp_path / "m.partial").exists()
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA is present here")
+def test_cuda_requested_without_cuda(corpus, tmp_path):
+    r = run(corpus, *TINY, "--device", "cuda", "--out", tmp_path / "m")
+    assert (r.exit_code, r.output) == (1, "Error: --device cuda requested but CUDA is not "
+                                          "available\n")
+    assert not (tmp_path / "m.partial").exists()
+
+
 def test_unknown_arch_is_a_usage_error(corpus, tmp_path):
     r = run(corpus, "--arch", "gru", "--out", tmp_path / "m")
     assert r.exit_code == 2
