@@ -18,6 +18,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from lm.files import replace_dir  # noqa: F401  (re-exported)
+
 MANIFEST = "manifest.json"
 _PACKAGES = ("agree", "torch", "numpy", "conllu", "kenlm", "sentencepiece", "click",
              "mwxml", "mwparserfromhell", "matplotlib")
@@ -34,26 +36,13 @@ def atomic_output_dir(out: str | os.PathLike, overwrite: bool = True) -> Iterato
     parent = out.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700; outputs are for sharing
     try:
         yield tmp
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     replace_dir(tmp, out, overwrite=overwrite)
-
-
-def replace_dir(src: Path, dst: Path, overwrite: bool = True) -> None:
-    """Move directory ``src`` to ``dst``; an existing ``dst`` is swapped out first."""
-    if dst.exists():
-        if not overwrite:
-            shutil.rmtree(src, ignore_errors=True)
-            raise FileExistsError(f"{dst} exists")
-        old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
-        os.replace(dst, old)
-        os.replace(src, dst)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(src, dst)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -63,14 +52,17 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
-        # mkstemp creates the file 0600; give it the permissions a plain open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600; match a plain open()
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:

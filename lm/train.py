@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from lm.errors import LMError
+from lm.files import replace_dir
 
 ARCHS = ("lstm", "transformer", "kn5", "unigram")
 SIZES = ("small", "paper")
@@ -150,7 +151,7 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
             if finalize is not None:
                 finalize(work, metrics)
             (work / CHECKPOINT_FILE).unlink(missing_ok=True)
-            _replace_dir(work, out)
+            replace_dir(work, out)
     except TrainingInterrupted:
         raise
     except BaseException:
@@ -239,14 +240,3 @@ def _capped_vocab(corpus, work: Path, vocab_size: int | None):
     path = work / CAPPED_VOCAB
     path.write_text("".join(w + "\n" for w in words), encoding="utf-8")
     return replace(corpus, vocab=path)
-
-
-def _replace_dir(src: Path, dst: Path) -> None:
-    """Rename ``src`` to ``dst``; an existing ``dst`` is swapped out, then removed."""
-    if dst.exists():
-        old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
-        os.replace(dst, old)
-        os.replace(src, dst)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(src, dst)
