@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from agreement.errors import AgreeError
+from lm.corpus import vocabulary_words
 from agreement.mining import Construction, ConstructionMiner, Key, MiningConfig, explain, parse_construction
 from agreement.records import Item
 from treebanks.errors import TreebankError
@@ -107,22 +108,8 @@ def parse_features(spec: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def read_vocab(path: str | os.PathLike) -> frozenset[str]:
-    """Words of an LM vocabulary: ``vocab.txt`` (first tab-separated column of each
-    line) or a corpus/model directory holding one; ``<eos>``-style symbols skipped."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "vocab.txt"
-    try:
-        with open(path, encoding="utf-8") as fh:
-            words = frozenset(w for line in fh if (w := line.rstrip("\r\n").split("\t")[0])
-                              and not (w.startswith("<") and w.endswith(">")))
-    except OSError as e:
-        raise AgreeError(f"{path}: cannot read vocabulary ({e.strerror or e})") from None
-    except UnicodeDecodeError:
-        raise AgreeError(f"{path}: vocabulary is not UTF-8 text") from None
-    if not words:
-        raise AgreeError(f"{path}: empty vocabulary")
-    return words
+    """Words of an LM vocabulary (``vocab.txt`` or a corpus/model directory)."""
+    return vocabulary_words(path)
 
 
 def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = ExtractConfig()) -> ExtractResult:

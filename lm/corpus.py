@@ -229,6 +229,34 @@ def read_vocab(path: str | os.PathLike) -> list[str]:
     return words
 
 
+def vocab_path(path: str | os.PathLike) -> Path:
+    """``vocab.txt`` itself, or the one inside a corpus or model directory."""
+    path = Path(path)
+    return path / "vocab.txt" if path.is_dir() else path
+
+
+def vocabulary_words(path: str | os.PathLike) -> frozenset[str]:
+    """The words of an LM vocabulary, as a set: ``vocab.txt`` (one word a line,
+    optionally followed by a tab and a count) or a corpus or model directory
+    holding one. ``<eos>``, ``<unk>`` and other ``<...>`` symbols are not words.
+    (For filtering test items by vocabulary; :func:`read_vocab` gives the ordered,
+    checked list a model indexes.)"""
+    path = vocab_path(path)
+    if not path.is_file():
+        raise LMError(f"{path}: no such vocabulary file")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            words = frozenset(w for line in fh if (w := line.rstrip("\r\n").split("\t")[0].strip())
+                              and not (w.startswith("<") and w.endswith(">")))
+    except OSError as e:
+        raise LMError(f"{path}: cannot read vocabulary ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise LMError(f"{path}: vocabulary is not UTF-8 text") from None
+    if not words:
+        raise LMError(f"{path}: the vocabulary has no usable words (empty, or only <eos>/<unk>)")
+    return words
+
+
 def read_counts(path: str | os.PathLike) -> dict[str, int]:
     """word -> count from a counts.tsv (``word<TAB>count`` rows; the header line
     ``word<TAB>count`` that :func:`prepare_corpus` writes is optional)."""

@@ -44,6 +44,8 @@ from tqdm import tqdm
 
 from agreement import __version__
 from agreement.records import COLUMNS, Item, read_items
+from lm.corpus import vocab_path, vocabulary_words
+from lm.errors import LMError
 from nonce.errors import NonceError
 from nonce.pool import CONTENT_POS, CandidatePool, PoolOptions
 from nonce.vowels import vowel_rule_on
@@ -249,29 +251,14 @@ def read_extract_dir(path) -> ExtractDir:
                       lang=params.get("lang") or None, features=tuple(features), alternative_mode=mode)
 
 
-def vocab_path(path) -> Path:
-    """``vocab.txt`` itself, or the one inside a corpus or model directory."""
-    path = Path(path)
-    return path / "vocab.txt" if path.is_dir() else path
-
-
 def read_vocab_file(path, table=None) -> frozenset[str]:
-    """The words of an LM vocabulary: ``vocab.txt`` (one word per line, optionally
-    followed by a tab and a count), or a corpus or model directory holding one.
-    ``<eos>``, ``<unk>`` and other ``<...>`` symbols are not words. With ``table``,
-    also checks that some vocabulary word is a word of the treebank."""
-    path = vocab_path(path)
-    if not path.is_file():
-        raise NonceError(f"{path}: no such vocabulary file")
-    words = set()
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            w = line.rstrip("\n").split("\t")[0].strip()
-            if w and not (w.startswith("<") and w.endswith(">")):
-                words.add(w)
-    if not words:
-        raise NonceError(f"{path}: the vocabulary has no usable words (empty, or only <eos>/<unk>)")
+    """The words of an LM vocabulary (:func:`lm.corpus.vocabulary_words`). With
+    ``table``, also checks that some vocabulary word is a word of the treebank."""
+    try:
+        words = vocabulary_words(path)
+    except LMError as e:
+        raise NonceError(str(e)) from None
     if table is not None and not any(a.form in words for a in table.counts):
-        raise NonceError(f"{path}: the vocabulary has no usable words: none of its {len(words)} words "
-                         f"occurs in the treebank's paradigms.tsv")
-    return frozenset(words)
+        raise NonceError(f"{vocab_path(path)}: the vocabulary has no usable words: none of its {len(words)} "
+                         f"words occurs in the treebank's paradigms.tsv")
+    return words
