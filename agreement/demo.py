@@ -143,16 +143,6 @@ def _torch_threads(n: int) -> Iterator[None]:
         torch.set_num_threads(old)
 
 
-@contextlib.contextmanager
-def _working_dir(path: Path) -> Iterator[None]:
-    old = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(old)
-
-
 def _agree(args: Sequence[str]) -> str:
     """Run one ``agree`` command in this process; returns what it printed on stdout
     (the caller decides whether people see it). Domain errors surface as
@@ -213,7 +203,7 @@ def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig()) -> D
     n_steps = len(steps) + 2
     out_dir = Path(out_dir).resolve()
     table = ""
-    with atomic_output_dir(out_dir) as tmp, _working_dir(tmp), _torch_threads(THREADS):
+    with atomic_output_dir(out_dir) as tmp, contextlib.chdir(tmp), _torch_threads(THREADS):
         t = time.perf_counter()
         log(f"[1/{n_steps}] generating the language: {config.sentences} treebank sentences, "
             f"{config.corpus_tokens} corpus tokens (seed {config.seed})", quiet)
