@@ -22,6 +22,7 @@ from typing import Iterable, Mapping, Sequence
 
 from agreement.errors import AgreeError
 from agreement.records import Item
+from lm.base import TargetQuery
 
 #: Columns of the scored ``items.tsv`` (CONTRACTS.md), then two of ours.
 SCORED_COLUMNS = ("item_id", "variant", "perturbation", "construction", "attractors", "model",
@@ -198,7 +199,7 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
         bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item", disable=quiet)
         for start in range(0, len(items), chunk_size):
             batch = items[start:start + chunk_size]
-            logp = scorer.logprob([it.prefix for it in batch], [(it.correct, it.wrong) for it in batch])
+            logp = scorer.score_targets([target_query(it) for it in batch])
             if getattr(logp, "shape", None) != (len(batch), 2):
                 raise AgreeError(f"model {scorer.name}: scorer returned shape "
                                  f"{getattr(logp, 'shape', None)}, expected {(len(batch), 2)}")
@@ -209,6 +210,15 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
             bar.update(len(batch))
         bar.close()
     return out
+
+
+def target_query(item: Item) -> TargetQuery:
+    """The item as a model sees it: the whole sentence with the correct form at the
+    target position (a masked model reads all of it, a causal one the prefix), and
+    the two candidate forms, correct first."""
+    words = list(item.tokens) if len(item.tokens) > item.target_index else list(item.prefix) + [item.correct]
+    words[item.target_index] = item.correct
+    return TargetQuery(tuple(words), item.target_index, (item.correct, item.wrong))
 
 
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
