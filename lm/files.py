@@ -20,6 +20,7 @@ The rules, so that nothing a user did not ask agree to replace is ever lost:
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -237,6 +238,30 @@ def replace_dir(src: Path, dst: Path, overwrite: bool = True) -> None:
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(src, dst)
+
+
+VOCAB_CHECKSUM = "vocab_sha256"
+
+
+def sha256_of(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_vocab(model_dir: Path, config: dict, vocab_file: str = "vocab.txt") -> None:
+    """A model's vocab.txt must be the one it was trained with: config.json stores its
+    sha256 (a shuffled vocabulary of the right size would silently score the wrong
+    words). Configs written before the checksum existed are accepted as they are."""
+    expected = config.get(VOCAB_CHECKSUM)
+    path = Path(model_dir) / vocab_file
+    if expected is None or not path.is_file():
+        return
+    if sha256_of(path) != expected:
+        raise LMError(f"{path}: not the vocabulary this model was trained with (its sha256 differs "
+                      f"from {VOCAB_CHECKSUM} in config.json); restore the original vocab.txt")
 
 
 def note(message: str, quiet: bool = False) -> None:
