@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import POSITIVE_INT, PROBABILITY, log, out_option, quiet_option, seed_option
+from agreement.options import POSITIVE_INT, PROBABILITY, log, out_option, quiet_option, seed_option, warn
 from agreement.outdir import atomic_output_dir, write_manifest
 
 
@@ -38,6 +38,11 @@ def corpus(inputs, lang, out, force, vocab_size, max_unk, clitics, workers, seed
       agree corpus kind-it.txt --lang it --vocab-size 20000 --out it-corpus
     """
     from lm.corpus import prepare_corpus
+    from lm.tokenize import LANGUAGES_WITH_RULES, has_rules
+
+    if not has_rules(lang):
+        warn(f"--lang {lang}: no tokenizer rules for this language (rules exist for "
+             f"{', '.join(sorted(LANGUAGES_WITH_RULES))}); using the generic rules")
 
     params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics,
               "seed": seed}

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 import numpy as np
 
-from agreement.options import POSITIVE_INT, log, out_option, quiet_option, seed_option, warn
+from agreement.errors import AgreeError
+from agreement.options import POSITIVE_INT, log, out_option, quiet_option, seed_option
 
 
 @click.command()
@@ -56,6 +57,10 @@ def score(testsets, models, columns, humans, require_in_vocab, carry_state, batc
         sets = [load_testset(t) for t in testsets]
         for ts in sets:
             log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
+        if not any(ts.items for ts in sets):
+            raise AgreeError(f"nothing to score: {', '.join(ts.label for ts in sets)} "
+                             f"{'has' if len(sets) == 1 else 'have'} no items (an empty test set: "
+                             f"did agree extract find no constructions?)")
         index = None
         if humans:
             index = HumanIndex(read_humans(humans))
