@@ -87,6 +87,11 @@ def check_out(out: str | os.PathLike, command: str | None, inputs: Iterable = ()
             continue
         raise LMError(f"{name}: --out {relation} the input {given}; choose another --out "
                       f"(agree never writes into its inputs)")
+    ancestor = target.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise LMError(f"{name}: {ancestor} is a file, not a directory; choose another --out")
     check_replaceable(target, command, force, name)
     return target
 
