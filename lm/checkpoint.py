@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 
 from lm.errors import LMError
-from lm.files import VOCAB_CHECKSUM, sha256_of
+from lm.files import VOCAB_CHECKSUM, named, sha256_of
 
 MODEL_FILE = "model.pt"
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -59,20 +59,23 @@ def _save(obj, path: Path) -> None:
         with open(tmp, "wb") as fh:
             fh.write(buffer.getbuffer())
         os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise named(e, path) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
-def check_finite(loss: float, step: int, directory: Path) -> None:
-    """Stop a diverged run (NaN or infinite loss) before it saves a broken model."""
+def check_finite(loss: float, step: int, directory: Path, what: str = "loss") -> None:
+    """Stop a diverged run (NaN or infinite loss or weights) before it saves a broken model."""
     if math.isfinite(loss):
         return
     if (Path(directory) / CHECKPOINT_FILE).is_file():
         hint = f"the last good checkpoint in {directory} can be resumed with a lower --lr"
     else:
         hint = "no checkpoint was saved before it; start again with a lower --lr"
-    raise LMError(f"training diverged at step {step} (loss {loss}); {hint}")
+    raise LMError(f"training diverged at step {step} ({what} {loss}); {hint}")
 
 
 def save_model(model: torch.nn.Module, config_dict: dict, directory: Path) -> None:

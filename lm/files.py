@@ -159,7 +159,7 @@ def output_lock(target: Path, quiet: bool = False) -> Iterator[Path]:
             "started": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
     for _ in range(3):
         try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            fd = _create(lock)
         except FileExistsError:
             owner = _lock_owner(lock)
             if not _owner_gone(lock, owner):
@@ -181,6 +181,15 @@ def output_lock(target: Path, quiet: bool = False) -> Iterator[Path]:
     finally:
         if (_lock_owner(lock) or {}).get("pid") == os.getpid():
             lock.unlink(missing_ok=True)
+
+
+def _create(lock: Path) -> int:
+    try:
+        return os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        raise
+    except OSError as e:   # read-only, no permission ...: name the directory the user chose
+        raise type(e)(e.errno, e.strerror, str(lock.parent)) from None
 
 
 def remove_leftovers(target: Path, quiet: bool = False) -> list[Path]:
@@ -209,7 +218,18 @@ def claim_output(out: str | os.PathLike, command: str | None, inputs: Iterable =
     target.parent.mkdir(parents=True, exist_ok=True)
     with output_lock(target, quiet):
         remove_leftovers(target, quiet)
-        yield target
+        try:
+            yield target
+        except OSError as e:
+            raise named(e, target) from None
+
+
+def named(e: OSError, path: Path) -> OSError:
+    """``e`` naming ``path`` when it names no file (a full disk surfaces at a buffered
+    write or close, whose OSError carries no file name)."""
+    if e.filename is not None or not e.errno:
+        return e
+    return type(e)(e.errno, e.strerror or os.strerror(e.errno), str(path))
 
 
 def make_tmp_dir(target: Path) -> Path:

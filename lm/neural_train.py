@@ -288,6 +288,8 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
         group["lr"] = s["lr"]
 
     def checkpoint():
+        if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+            check_finite(float("nan"), s["step"], out_dir, "weights")   # never save a broken model
         states = gather(None if state is None else tuple(t.cpu() for t in state), info)
         rngs = gather(torch.get_rng_state(), info)
         cuda_rngs = gather(torch.cuda.get_rng_state(device) if device.type == "cuda" else None,
