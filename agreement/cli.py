@@ -14,7 +14,7 @@ import os
 import click
 
 from agreement import __version__
-from agreement.errors import DOMAIN_ERRORS
+from agreement.errors import DOMAIN_ERRORS, NESTING
 
 #: command name -> (module, function). Order is the order of ``agree --help``.
 COMMANDS = {
@@ -45,19 +45,18 @@ class AgreeGroup(click.Group):
         # interrupt one ``Interrupted`` line (exit 130). A nested invocation (agree
         # demo runs the other commands in-process) lets interrupts through, so that
         # the outermost command reports them once and in its own words.
-        global _depth
-        _depth += 1
+        depth = NESTING.enter()
         try:
             return super().invoke(ctx)
         except (KeyboardInterrupt, click.exceptions.Abort) as e:
-            if _depth > 1 or (isinstance(e, click.exceptions.Abort)
+            if depth > 1 or (isinstance(e, click.exceptions.Abort)
                               and not isinstance(e.__context__, KeyboardInterrupt)):
                 raise
             click.echo("Interrupted", err=True)
             raise click.exceptions.Exit(130) from None
         except DOMAIN_ERRORS as e:
             if type(e).__name__ == "TrainingInterrupted":  # Ctrl-C in train-lm, checkpoint saved
-                if _depth > 1:   # inside agree demo, which has no --resume: a plain interrupt
+                if depth > 1:   # inside agree demo, which has no --resume: a plain interrupt
                     raise KeyboardInterrupt from None
                 click.echo(f"Interrupted: {e}", err=True)
                 raise click.exceptions.Exit(130) from None
@@ -67,10 +66,7 @@ class AgreeGroup(click.Group):
         except OSError as e:
             raise click.ClickException(describe_os_error(e)) from None
         finally:
-            _depth -= 1
-
-
-_depth = 0
+            NESTING.leave()
 
 
 def describe_os_error(e: OSError) -> str:

@@ -321,3 +321,18 @@ def test_shuffled_vocabulary_is_detected(tmp_path):
     del config["vocab_sha256"]                     # a model from before the checksum: still loads
     (model / "config.json").write_text(json.dumps(config))
     assert agree("score", tmp_path / "set", "--model", model, "--out", tmp_path / "s", "-q").exit_code == 0
+
+
+def test_ctrl_c_in_demo_does_not_offer_resume(tmp_path):
+    """agree demo has no --resume: an interrupt inside its train-lm step is a plain one."""
+    proc = start(["demo", "--size", "tiny", "--out", tmp_path / "d"], tmp_path)
+    try:
+        wait_for(proc, lambda: any((p / "models" / "lstm.partial").is_dir()
+                                   for p in tmp_path.glob(".d.tmp-*")), seconds=120)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert stderr.rstrip().endswith("Interrupted") and "--resume" not in stderr and "Traceback" not in stderr
+    assert hidden(tmp_path) == [] and not (tmp_path / "d").exists()
