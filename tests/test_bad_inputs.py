@@ -508,3 +508,20 @@ def test_matrix_size():
     for row in ROWS:
         counts[row.values[0]] = counts.get(row.values[0], 0) + 1
     assert len(ROWS) >= 150 and set(counts) == set(PLAIN), counts
+
+
+# --------------------------------------------------------------------------- warnings, not errors
+
+@pytest.mark.parametrize("command, template, warning", [
+    ("extract", "{tb} --min-count 1000 --out {out}", "Warning: no agreement items: "),
+    ("corpus", "{text} --lang xx --out {out}", "Warning: --lang xx: no tokenizer rules for this language"),
+    ("nonce", "{bad_dir} --out {out}", "the test set has no items, so there is nothing to vary"),
+    ("perturb", "{bad_dir} --aspect swap --severity 0.5 --out {out}",
+     "the test set has no items, so there is nothing to perturb"),
+])
+def test_suspicious_input_warns_and_says_why(workspace, command, template, warning):
+    header_only(workspace)
+    r = CliRunner().invoke(cli, [command, *workspace.fill(template), "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert warning in r.stderr and "Error" not in r.output
+    assert (workspace.out / "manifest.json").is_file()
