@@ -38,11 +38,13 @@ def atomic_output_dir(out: str | os.PathLike, command: str | None = None, inputs
     directory is removed and ``out`` is left exactly as it was.
     """
     with claim_output(out, command, inputs, force, quiet) as target:
-        tmp = make_tmp_dir(target)
+        tmp = None
         try:
+            tmp = make_tmp_dir(target)
             yield tmp
         except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
             raise
         try:
             commit_dir(tmp, target, command, force)

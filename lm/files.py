@@ -235,9 +235,13 @@ def named(e: OSError, path: Path) -> OSError:
 def make_tmp_dir(target: Path) -> Path:
     """A fresh ``.OUT.tmp-PID-*`` beside ``target`` with the permissions of a plain mkdir."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-{os.getpid()}-", dir=target.parent))
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(tmp, 0o777 & ~mask)   # mkdtemp makes it 0700; outputs are for sharing
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o777 & ~mask)   # mkdtemp makes it 0700; outputs are for sharing
+    except BaseException:              # Ctrl-C here too: leave nothing behind
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return tmp
 
 

@@ -159,6 +159,7 @@ def test_ctrl_c_in_score_is_one_line_and_exit_130(big, tmp_path):
     proc = start(["score", testset, "--model", model, "--out", tmp_path / "out", "-q"], tmp_path)
     try:
         wait_for(proc, lambda: any(p.name.startswith(".out.tmp-") for p in tmp_path.iterdir()))
+        time.sleep(0.3)                    # well inside the run (it takes seconds), not at its edges
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
