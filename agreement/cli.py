@@ -7,12 +7,14 @@ from any layer become one ``Error: ...`` line and exit code 1 here, at the edge.
 """
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 
 import click
 
 from agreement import __version__
-from agreement.errors import DOMAIN_ERRORS
+from agreement.errors import DOMAIN_ERRORS, NESTING
 
 #: command name -> (module, function). Order is the order of ``agree --help``.
 COMMANDS = {
@@ -39,12 +41,41 @@ class AgreeGroup(click.Group):
         return getattr(importlib.import_module(module), attr)
 
     def invoke(self, ctx):
+        # The one edge: every fault becomes one ``Error: ...`` line (exit 1), an
+        # interrupt one ``Interrupted`` line (exit 130). A nested invocation (agree
+        # demo runs the other commands in-process) lets interrupts through, so that
+        # the outermost command reports them once and in its own words.
+        depth = NESTING.enter()
         try:
             return super().invoke(ctx)
+        except (KeyboardInterrupt, click.exceptions.Abort) as e:
+            if depth > 1 or (isinstance(e, click.exceptions.Abort)
+                              and not isinstance(e.__context__, KeyboardInterrupt)):
+                raise
+            click.echo("Interrupted", err=True)
+            raise click.exceptions.Exit(130) from None
         except DOMAIN_ERRORS as e:
+            if type(e).__name__ == "TrainingInterrupted":  # Ctrl-C in train-lm, checkpoint saved
+                if depth > 1:   # inside agree demo, which has no --resume: a plain interrupt
+                    raise KeyboardInterrupt from None
+                click.echo(f"Interrupted: {e}", err=True)
+                raise click.exceptions.Exit(130) from None
             raise click.ClickException(str(e)) from None
         except UnicodeDecodeError as e:
             raise click.ClickException(f"input is not valid UTF-8 ({e.reason} at byte {e.start})") from None
+        except OSError as e:
+            raise click.ClickException(describe_os_error(e)) from None
+        finally:
+            NESTING.leave()
+
+
+def describe_os_error(e: OSError) -> str:
+    """``PATH: reason`` for an OSError (permissions, full disk, missing directory ...)."""
+    reason = e.strerror or (os.strerror(e.errno) if e.errno else None) or str(e) or type(e).__name__
+    if e.errno == errno.ENOSPC:
+        reason += " (free some space, or choose another --out)"
+    path = e.filename if e.filename is not None else e.filename2
+    return f"{os.fsdecode(path)}: {reason}" if path is not None else reason
 
 
 @click.group(cls=AgreeGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -193,7 +193,8 @@ def commands(config: DemoConfig) -> list[list[str]]:
     ]
 
 
-def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig()) -> DemoResult:
+def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig(),
+             force: bool = False) -> DemoResult:
     """Run the pipeline into ``out_dir`` (atomically: it appears whole or not at all)
     and write ``report.md`` there. Progress lines go to stderr unless ``config.quiet``."""
     start = time.perf_counter()
@@ -203,7 +204,8 @@ def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig()) -> D
     n_steps = len(steps) + 2
     out_dir = Path(out_dir).resolve()
     table = ""
-    with atomic_output_dir(out_dir) as tmp, contextlib.chdir(tmp), _torch_threads(THREADS):
+    with atomic_output_dir(out_dir, "demo", (), force, quiet) as tmp, contextlib.chdir(tmp), \
+            _torch_threads(THREADS):
         t = time.perf_counter()
         log(f"[1/{n_steps}] generating the language: {config.sentences} treebank sentences, "
             f"{config.corpus_tokens} corpus tokens (seed {config.seed})", quiet)

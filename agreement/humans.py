@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from agreement.errors import AgreeError
+from agreement.errors import AgreeError, names_undecodable
 from agreement.records import Item
 from agreement.stats import pearson, spearman
 
@@ -69,6 +69,7 @@ def _needed_columns_error(path: Path, found: Sequence[str]) -> AgreeError:
         f"(or the paper's best_model_mturk.tab with mturk_count); found: {', '.join(found) or 'none'}")
 
 
+@names_undecodable
 def read_humans(path: str | os.PathLike) -> list[HumanJudgment]:
     """Read either format; raises :class:`AgreeError` naming the missing columns."""
     path = Path(path)

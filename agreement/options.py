@@ -1,11 +1,30 @@
-"""Options shared by several commands, as decorators (one definition each)."""
+"""Options shared by several commands, as decorators (one definition each), and the
+one table of numeric ranges every command's numeric options are checked against.
+
+A value out of range is a usage error (exit 2, one ``Error: Invalid value for
+'--lr': ...`` line) before any work starts; NaN and infinity are never accepted.
+"""
 from __future__ import annotations
+
+import math
 
 import click
 
-out_option = click.option(
-    "--out", "out", required=True, type=click.Path(file_okay=False, writable=True),
-    help="Output directory (written atomically: it appears whole or not at all).")
+_out = click.option(
+    "--out", "out", required=True, type=click.Path(file_okay=False),
+    help="Output directory, written atomically (it appears whole or not at all). An existing "
+         "one is replaced only when it is empty or an output of the same command; it may not "
+         "be, contain or lie inside an input.")
+_force = click.option(
+    "--force", is_flag=True,
+    help="Replace an existing --out even when it is not an output of this command.")
+
+
+def out_option(f):
+    """``--out`` and ``--force``: the command receives ``out`` and ``force``."""
+    return _out(_force(f))
+
+
 seed_option = click.option(
     "--seed", type=int, default=1111, show_default=True,
     help="Random seed; the same seed gives byte-identical output.")
@@ -13,7 +32,53 @@ quiet_option = click.option(
     "--quiet", "-q", is_flag=True, help="No progress bars or log lines on stderr.")
 
 
+class Number(click.ParamType):
+    """An int or a finite float within [min, max] (an end excluded when ``*_open``)."""
+
+    def __init__(self, kind: type = float, min: float | None = None, max: float | None = None,
+                 min_open: bool = False, max_open: bool = False):
+        self.kind, self.min, self.max = kind, min, max
+        self.min_open, self.max_open = min_open, max_open
+        self.name = "integer" if kind is int else "float"
+
+    def describe(self) -> str:
+        low = "" if self.min is None else f"{self.min:g} {'<' if self.min_open else '<='} "
+        high = "" if self.max is None else f" {'<' if self.max_open else '<='} {self.max:g}"
+        return f"{low}x{high}"
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return "INTEGER" if self.kind is int else "FLOAT"
+
+    def convert(self, value, param, ctx):
+        try:
+            x = self.kind(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a valid {self.name}", param, ctx)
+        if not math.isfinite(x):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if (self.min is not None and (x < self.min or (self.min_open and x == self.min))) or \
+                (self.max is not None and (x > self.max or (self.max_open and x == self.max))):
+            self.fail(f"{x:g} is not in the range {self.describe()}", param, ctx)
+        return x
+
+
+#: The ranges, by meaning. Commands use these, never a bare ``type=int``/``float``
+#: for a value with a range.
+POSITIVE_INT = Number(int, min=1)                    # counts of things: epochs, sizes, threads
+COUNT = Number(int, min=0)                           # may be zero
+POSITIVE = Number(float, min=0, min_open=True)       # lr, minutes
+NON_NEGATIVE = Number(float, min=0)                  # clip
+PROBABILITY = Number(float, min=0, max=1)            # shares, severities
+DROPOUT = Number(float, min=0, max=1, max_open=True)
+FINITE = Number(float)
+
+
 def log(message: str, quiet: bool = False) -> None:
     """A line for people (stderr), silenced by --quiet."""
     if not quiet:
         click.echo(message, err=True)
+
+
+def warn(message: str) -> None:
+    """A warning (stderr), shown even with --quiet: something the user should know."""
+    click.echo(f"Warning: {message}", err=True)

@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from lm.files import replace_dir  # noqa: F401  (re-exported)
+from lm.files import claim_output, commit_dir, make_tmp_dir, replace_dir  # noqa: F401  (re-exported)
 
 MANIFEST = "manifest.json"
 _PACKAGES = ("agree", "torch", "numpy", "conllu", "kenlm", "sentencepiece", "click",
@@ -26,23 +26,31 @@ _PACKAGES = ("agree", "torch", "numpy", "conllu", "kenlm", "sentencepiece", "cli
 
 
 @contextmanager
-def atomic_output_dir(out: str | os.PathLike, overwrite: bool = True) -> Iterator[Path]:
+def atomic_output_dir(out: str | os.PathLike, command: str | None = None, inputs: Iterable = (),
+                      force: bool = False, quiet: bool = False) -> Iterator[Path]:
     """Yield a fresh temporary directory beside ``out``; on success it replaces ``out``.
 
-    On any exception (or KeyboardInterrupt) the temporary directory is removed and
-    ``out`` is left exactly as it was.
+    The one ``--out`` policy (see :mod:`lm.files`): ``out`` is checked before any
+    work (an existing directory is replaced only when it is empty or an output of
+    ``agree COMMAND``, or with ``force``; it may not be, contain or lie inside one
+    of ``inputs``), locked while the command runs, and leftovers of killed runs
+    beside it are removed. On any exception (or KeyboardInterrupt) the temporary
+    directory is removed and ``out`` is left exactly as it was.
     """
-    out = Path(out)
-    parent = out.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
-    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700; outputs are for sharing
-    try:
-        yield tmp
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    replace_dir(tmp, out, overwrite=overwrite)
+    with claim_output(out, command, inputs, force, quiet) as target:
+        tmp = None
+        try:
+            tmp = make_tmp_dir(target)
+            yield tmp
+        except BaseException:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        try:
+            commit_dir(tmp, target, command, force)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:

@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agreement.errors import AgreeError
+from agreement.errors import AgreeError, names_undecodable
 from agreement.records import ITEMS_FILE, Item, read_items
 
 #: Columns of the paper's .tab files that are not model outputs.
@@ -207,6 +207,7 @@ def detect_testset(path: str | os.PathLike) -> tuple[str, Path]:
                      "the paper's generated.text/.gold/.eval set, or a paper .tab file)")
 
 
+@names_undecodable
 def load_testset(path: str | os.PathLike) -> TestSet:
     """Detect and read one TESTSET argument."""
     kind, target = detect_testset(path)

@@ -150,13 +150,28 @@ def read_items(path: str | os.PathLike) -> Iterator[Item]:
         path = path / ITEMS_FILE
     if not path.exists():
         raise AgreeError(f"{path}: no such test set (expected an items.tsv or a directory with one)")
+    try:
+        yield from _read_rows(path)
+    except UnicodeDecodeError as e:
+        raise AgreeError(f"{path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
+
+
+def _read_rows(path: Path) -> Iterator[Item]:
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        if reader.fieldnames is None:
+            raise AgreeError(f"{path}: empty file (not even a header line); not an agree items.tsv")
         missing = [c for c in ("item_id", "variant", "tokens", "correct", "wrong", "target_index")
-                   if c not in (reader.fieldnames or [])]
+                   if c not in reader.fieldnames]
         if missing:
             raise AgreeError(f"{path}: not an agree items.tsv (missing columns: {', '.join(missing)})")
-        for lineno, row in enumerate(reader, start=2):
+        n = len(reader.fieldnames)
+        for row in reader:
+            lineno = reader.line_num
+            if None in row or None in row.values():   # csv's marks for too many / too few fields
+                found = n + len(row.get(None) or ()) - sum(v is None for v in row.values())
+                raise AgreeError(f"{path}:{lineno}: expected {n} columns, found {found} "
+                                 f"(a truncated or damaged row)")
             try:
                 yield Item.from_row(row)
             except (KeyError, ValueError, AttributeError) as e:

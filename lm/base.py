@@ -27,6 +27,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from lm.errors import LMError
+from lm.files import check_vocab
 
 CONFIG_FILE = "config.json"
 
@@ -184,6 +185,7 @@ def load_model(model_dir: str | os.PathLike, **options) -> Scorer:
     if kind not in _LOADERS:
         known = ", ".join(sorted(_BACKEND_MODULES))
         raise LMError(f"{model_dir}: unknown model kind {kind!r} (known: {known})")
+    check_vocab(Path(model_dir), config)
     scorer = _LOADERS[kind](Path(model_dir), config, **options)
     if not scorer.name:
         scorer.name = Path(model_dir).name

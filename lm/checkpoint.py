@@ -14,7 +14,9 @@ continued). Plain containers and tensors only, so ``weights_only=True`` loads it
 """
 from __future__ import annotations
 
+import io
 import json
+import math
 import os
 import pickle
 import zipfile
@@ -24,6 +26,7 @@ from pathlib import Path
 import torch
 
 from lm.errors import LMError
+from lm.files import VOCAB_CHECKSUM, named, sha256_of
 
 MODEL_FILE = "model.pt"
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -44,10 +47,35 @@ def _cpu(obj):
 
 
 def _save(obj, path: Path) -> None:
-    """torch.save through a temporary file and a rename: never a half-written file."""
+    """torch.save through a temporary file and a rename: never a half-written file.
+
+    Serialised in memory first and written with a plain file write, so that a full
+    disk or a missing permission is an OSError naming the file (torch's own writer
+    reports it as an opaque RuntimeError)."""
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
     tmp = path.with_name(f".{path.name}.tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(buffer.getbuffer())
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise named(e, path) from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def check_finite(loss: float, step: int, directory: Path, what: str = "loss") -> None:
+    """Stop a diverged run (NaN or infinite loss or weights) before it saves a broken model."""
+    if math.isfinite(loss):
+        return
+    if (Path(directory) / CHECKPOINT_FILE).is_file():
+        hint = f"the last good checkpoint in {directory} can be resumed with a lower --lr"
+    else:
+        hint = "no checkpoint was saved before it; start again with a lower --lr"
+    raise LMError(f"training diverged at step {step} ({what} {loss}); {hint}")
 
 
 def save_model(model: torch.nn.Module, config_dict: dict, directory: Path) -> None:
@@ -60,12 +88,12 @@ def save_checkpoint(state: dict, directory: Path) -> None:
 
 
 def load_checkpoint(directory: Path, *, config: dict, options: dict, corpus_sha256: str,
-                    world_size: int) -> dict:
+                    world_size: int, may_change: tuple = ()) -> dict:
     """The checkpoint in ``directory``, checked against what this run would train.
 
     Raises LMError when there is none, when it is unreadable or not ours, or when
     it was written for another model, other options, another corpus or another
-    number of processes.
+    number of processes. Options in ``may_change`` (--lr, after a divergence) may differ.
     """
     path = Path(directory) / CHECKPOINT_FILE
     if not path.is_file():
@@ -82,7 +110,8 @@ def load_checkpoint(directory: Path, *, config: dict, options: dict, corpus_sha2
                       f"{ckpt.get('format') if isinstance(ckpt, dict) else type(ckpt).__name__!r}, "
                       f"expected {FORMAT!r})")
     wrong = _differences("model", ckpt.get("config", {}), config) \
-        + _differences("option", ckpt.get("options", {}), options)
+        + _differences("option", {k: v for k, v in ckpt.get("options", {}).items() if k not in may_change},
+                       {k: v for k, v in options.items() if k not in may_change})
     if ckpt.get("corpus_sha256") != corpus_sha256:
         wrong.append("the corpus (sha256 differs)")
     if ckpt.get("world_size") != world_size:
@@ -115,6 +144,7 @@ def write_config(out_dir: Path, config, options, corpus, lang: str, metrics: dic
     training = {k: v for k, v in asdict(options).items() if k not in ("device", "threads")}
     data = {**config.to_dict(), "training": training, "seed": options.seed,
             "corpus_sha256": corpus.sha256, "lang": lang or corpus.lang,
+            VOCAB_CHECKSUM: sha256_of(out_dir / "vocab.txt"),
             "metrics": {k: v for k, v in metrics.items() if k not in ("seconds", "tokens_per_s")}}
     tmp = out_dir / ".config.json.tmp"
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -261,15 +261,21 @@ def read_counts(path: str | os.PathLike) -> dict[str, int]:
     """word -> count from a counts.tsv (``word<TAB>count`` rows; the header line
     ``word<TAB>count`` that :func:`prepare_corpus` writes is optional)."""
     path = Path(path)
+    if not path.is_file():
+        raise LMError(f"{path}: no such file (the word counts `agree corpus` writes; "
+                      f"prepare the corpus with agree corpus)")
     counts = {}
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, 1):
-            if i == 1 and line.rstrip("\n") == "word\tcount":
-                continue
-            word, sep, n = line.rstrip("\n").partition("\t")
-            if not sep or not n.isdigit():
-                raise LMError(f"{path}:{i}: expected word<TAB>count, found {line.rstrip()!r}")
-            counts[word] = int(n)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for i, line in enumerate(fh, 1):
+                if i == 1 and line.rstrip("\n") == "word\tcount":
+                    continue
+                word, sep, n = line.rstrip("\n").partition("\t")
+                if not sep or not n.isdigit():
+                    raise LMError(f"{path}:{i}: expected word<TAB>count, found {line.rstrip()!r}")
+                counts[word] = int(n)
+    except UnicodeDecodeError as e:
+        raise LMError(f"{path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
     return counts
 
 
@@ -335,6 +341,18 @@ def _input_sentences(inputs: Sequence[Path], lang: str, stats: dict, *, quiet: b
         bar.set_postfix(pages=stats["pages"], tokens=stats["tokens_read"])
 
 
+_SNIFF_LINES = 50
+_CONLLU_ID = re.compile(r"\d+(?:[-.]\d+)?$")
+
+
+def _looks_conllu(line: str) -> bool:
+    """A CoNLL-U token line (10 tab-separated fields, an ID first) or sentence comment."""
+    if line.startswith(("# sent_id =", "# sent_id=", "# text =")):
+        return True
+    fields = line.rstrip("\r\n").split("\t")
+    return len(fields) == 10 and bool(_CONLLU_ID.match(fields[0]))
+
+
 def _text_sentences(path: Path, lang, stats, clitics, workers):
     """Lines of a plain tokenised text file (compressed or not) as sentences."""
     from lm.wikidump import open_binary
@@ -348,6 +366,9 @@ def _text_sentences(path: Path, lang, stats, clitics, workers):
             except UnicodeDecodeError as e:
                 raise LMError(f"{path}:{lineno}: not valid UTF-8 ({e.reason} at byte {e.start} "
                               "of the line)") from None
+            if lineno <= _SNIFF_LINES and _looks_conllu(text):
+                raise LMError(f"{path}:{lineno}: this looks like a CoNLL-U treebank, not a dump or "
+                              f"tokenised text; for treebanks use agree extract")
             words = text.lstrip("\ufeff").split()
             if words and not _WIKITEXT_HEADING.match(text):
                 yield words, (raw.tell() if lineno % 1000 == 0 else None)

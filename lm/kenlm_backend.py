@@ -31,6 +31,7 @@ import numpy as np
 
 from lm.base import Scorer, register
 from lm.errors import LMError
+from lm.files import VOCAB_CHECKSUM, sha256_of
 
 UNK = "<UNK>"
 LN10 = math.log(10.0)
@@ -111,7 +112,8 @@ def train_kn5(corpus, out_dir: Path, *, order: int = 5, memory: str = "1G",
     seconds = time.time() - start
     config = {"kind": "kn5", "order": order, "smoothing": "modified Kneser-Ney (lmplz)",
               "unk_token": UNK, "lang": corpus.lang, "corpus_sha256": corpus.sha256,
-              "train_tokens": n_tokens, "memory": memory}
+              "train_tokens": n_tokens, "memory": memory,
+              VOCAB_CHECKSUM: sha256_of(out_dir / "vocab.txt")}
     (out_dir / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     with open(out_dir / "train_log.tsv", "w", encoding="utf-8") as fh:
         fh.write("order\ttrain_tokens\tvalid_tokens\tvalid_ppl\tseconds\n")

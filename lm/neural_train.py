@@ -45,7 +45,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from lm.checkpoint import (load_checkpoint, save_checkpoint, save_model, write_config,
+from lm.checkpoint import (check_finite, load_checkpoint, save_checkpoint, save_model, write_config,
                            write_log)
 from lm.corpus import Corpus
 from lm.distributed import DistInfo, agree, barrier, dist_info, gather
@@ -269,10 +269,13 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
     state = None
     if resume:
         ckpt = load_checkpoint(out_dir, config=config.to_dict(), options=fixed,
-                               corpus_sha256=corpus.sha256, world_size=info.world)
+                               corpus_sha256=corpus.sha256, world_size=info.world,
+                               may_change=("lr",))
         model.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["optimizer"])
         s.update(ckpt["progress"])
+        if ckpt["options"].get("lr") != options.lr:   # after a divergence: resume with a lower --lr
+            s["lr"] = options.lr
         saved_state = ckpt["states"][info.rank]
         state = None if saved_state is None else tuple(t.to(device) for t in saved_state)
         torch.set_rng_state(ckpt["rng"][info.rank])
@@ -285,6 +288,8 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
         group["lr"] = s["lr"]
 
     def checkpoint():
+        if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+            check_finite(float("nan"), s["step"], out_dir, "weights")   # never save a broken model
         states = gather(None if state is None else tuple(t.cpu() for t in state), info)
         rngs = gather(torch.get_rng_state(), info)
         cuda_rngs = gather(torch.cuda.get_rng_state(device) if device.type == "cuda" else None,
@@ -299,6 +304,7 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
     def validate_and_log(epoch_label):
         nll, count = evaluate(model, valid, scored, bptt, vocab.unk_id, stateful, device, info)
         loss = nll / max(count, 1)
+        check_finite(loss, s["step"], out_dir)
         tps = s["tokens"] / s["train_time"] if s["train_time"] else 0.0
         train_loss = s["loss_sum"] / max(s["loss_steps"], 1)
         s["log"].append([epoch_label, s["step"], round(train_loss, 4),
@@ -327,6 +333,7 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
     def flush():
         s["loss_sum"] += float(pending)
         pending.zero_()
+        check_finite(s["loss_sum"], s["step"], out_dir)
 
     objective.train()
     with _StopFlag(quiet or not rank0) as stop:
@@ -395,7 +402,7 @@ def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, devic
 
     seconds = time.monotonic() - started
     n_train = int(train_ids.numel())
-    metrics = {"valid_ppl": math.exp(s["best"]), "valid_tokens": int(s["valid_tokens"]),
+    metrics = {"valid_ppl": math.exp(min(s["best"], 700)), "valid_tokens": int(s["valid_tokens"]),
                "train_tokens": n_train, "steps": s["step"],
                "epochs": round(s["epoch"] + s["batch"] / len(starts), 4),
                "seconds": round(seconds, 1),

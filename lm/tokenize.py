@@ -234,6 +234,18 @@ def _starts_sentence(word: str) -> bool:
     return c.isupper() or c.isdigit() or c in "\"'“‘«([¿¡-–—"
 
 
+#: Languages with rules of their own (titles, abbreviations, clitics, elision);
+#: any other code gets the generic rules. "synth" is agree demo's generated
+#: language, generic by design.
+LANGUAGES_WITH_RULES = frozenset({"en", "it", "fr", "ca"})
+GENERIC_BY_DESIGN = frozenset({"synth"})
+
+
+def has_rules(lang: str) -> bool:
+    code = lang.lower().split("_")[0].split("-")[0]
+    return code in LANGUAGES_WITH_RULES or code in GENERIC_BY_DESIGN
+
+
 @lru_cache(maxsize=None)
 def get_tokenizer(lang: str, clitics: str = "split") -> Tokenizer:
     """The tokenizer for ``lang`` (cached; safe to share between threads)."""

@@ -15,6 +15,7 @@ torch is imported only for the neural architectures.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from dataclasses import dataclass, field, fields, replace
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from lm.errors import LMError
-from lm.files import replace_dir
+from lm.files import claim_output, commit_dir, note
 
 ARCHS = ("lstm", "transformer", "kn5", "unigram")
 SIZES = ("small", "paper")
@@ -87,14 +88,18 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
              lang: str | None = None, size: str = "paper", seed: int = 1111,
              max_steps: int | None = None, epochs: int | None = None, resume: bool = False,
              quiet: bool = False, finalize: Callable[[Path, dict], None] | None = None,
-             on_step: Callable[[int], None] | None = None, **options) -> TrainResult:
+             on_step: Callable[[int], None] | None = None, force: bool = False,
+             **options) -> TrainResult:
     """Train one language model of ``arch`` on ``inputs`` into ``out_dir``.
 
     inputs: one prepared corpus directory, or MediaWiki dumps / tokenised text
     files (then ``lang`` is required); size: "small" or "paper" presets;
     options: LMConfig / TrainOptions fields overriding the preset (None = not
     given), or ``order`` for kn5. ``finalize(partial_dir, metrics)`` runs just
-    before the rename (the CLI writes manifest.json). Raises :class:`LMError`
+    before the rename (the CLI writes manifest.json). ``out_dir`` follows the
+    --out policy of :mod:`lm.files` (an existing one is replaced only when it is empty
+    or an output of ``agree train-lm``, or with ``force``; ``.OUT.lock`` guards OUT and
+    OUT.partial against a second run). Raises :class:`LMError`
     (:class:`TrainingInterrupted` on SIGINT, the checkpoint kept).
     """
     if arch not in ARCHS:
@@ -112,14 +117,30 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
         bad = sorted(set(given) - set(OTHER_OPTIONS[arch]))
         if bad or max_steps is not None or epochs is not None or resume:
             extra = bad + [n for n, v in (("max_steps", max_steps), ("epochs", epochs),
-                                          ("resume", resume)) if v]
+                                          ("resume", resume)) if v is not None and v is not False]
             raise LMError(f"--arch {arch} does not take {', '.join(flag(b) for b in extra)}")
         info, barrier = None, (lambda: None)
     rank0 = info is None or info.rank == 0
 
     out = Path(out_dir)
-    work = partial_dir(out)
+    claim = claim_output(out, "train-lm", inputs, force, quiet) if rank0 else contextlib.nullcontext()
+    try:
+        with claim:
+            metrics = _train_locked(inputs, out, arch, neural, lang, seed, quiet, resume, given,
+                                    (config, train_options) if neural else None, finalize, on_step,
+                                    force, rank0, barrier)
+    finally:
+        if neural:
+            from lm.distributed import shutdown_distributed
+            shutdown_distributed()
+    return TrainResult(out, arch, metrics)
+
+
+def _train_locked(inputs, out: Path, arch, neural, lang, seed, quiet, resume, given, settings,
+                  finalize, on_step, force, rank0, barrier) -> dict:
+    """train_lm's work, with OUT's lock held (rank 0)."""
     from lm.checkpoint import CHECKPOINT_FILE
+    work = partial_dir(out)
     if rank0:
         if resume and not (work / CHECKPOINT_FILE).is_file():
             raise LMError(f"nothing to resume: no checkpoint in {work} "
@@ -128,13 +149,16 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
             raise LMError(f"{work} holds an interrupted training run: continue it with "
                           f"--resume, or delete {work} to start afresh")
         if not resume and work.exists():
-            shutil.rmtree(work)          # a failed run's leftovers, nothing to resume
+            # we hold OUT's lock, so no live run owns it: a failed or killed run's leftovers
+            shutil.rmtree(work)
+            note(f"removed {work}, left by an earlier run without a checkpoint to resume", quiet)
         work.mkdir(parents=True, exist_ok=True)
     try:
         corpus = _corpus(inputs, work, lang, seed, quiet, rank0, barrier)
         lang = lang or corpus.lang
         if neural:
             from lm.neural_train import train_neural
+            config, train_options = settings
             metrics = train_neural(corpus, work, config, train_options, lang=lang,
                                    resume=resume, quiet=quiet, on_step=on_step)
         elif arch == "kn5":
@@ -151,18 +175,14 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
             if finalize is not None:
                 finalize(work, metrics)
             (work / CHECKPOINT_FILE).unlink(missing_ok=True)
-            replace_dir(work, out)
+            commit_dir(work, out.resolve(), "train-lm" if finalize is not None else None, force)
     except TrainingInterrupted:
         raise
     except BaseException:
         if rank0 and work.exists() and not (work / CHECKPOINT_FILE).is_file():
             shutil.rmtree(work, ignore_errors=True)
         raise
-    finally:
-        if neural:
-            from lm.distributed import shutdown_distributed
-            shutdown_distributed()
-    return TrainResult(out, arch, metrics)
+    return metrics
 
 
 def neural_settings(arch: str, size: str, *, seed: int, max_steps: int | None = None,

@@ -35,6 +35,7 @@ from typing import Sequence
 import numpy as np
 
 from lm.base import CONFIG_FILE, Scorer, register
+from lm.files import VOCAB_CHECKSUM, sha256_of
 from lm.corpus import EOS, Corpus, read_counts, read_sentences, read_vocab
 from lm.errors import LMError
 
@@ -72,7 +73,8 @@ def train_unigram(corpus: Corpus, out_dir: Path) -> dict:
     (out_dir / "counts.tsv").write_text(
         "word\tcount\n" + "".join(f"{w}\t{c}\n" for w, c in zip(vocab, counts)), encoding="utf-8")
     config = {"kind": "unigram", "smoothing": "add-one", "vocab_size": len(vocab),
-              "train_tokens": total, "lang": corpus.lang, "corpus_sha256": corpus.sha256}
+              "train_tokens": total, "lang": corpus.lang, "corpus_sha256": corpus.sha256,
+              VOCAB_CHECKSUM: sha256_of(out_dir / "vocab.txt")}
     (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     (out_dir / "train_log.tsv").write_text(
         "epoch\ttrain_tokens\tvalid_tokens\tvalid_ppl\n"

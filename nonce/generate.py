@@ -236,8 +236,13 @@ def read_extract_dir(path) -> ExtractDir:
     if made_by.split(".")[:2] != __version__.split(".")[:2]:
         raise NonceError(f"{path}: written by agree {made_by}, this is agree {__version__}; "
                          f"run agree extract again")
-    with open(path / "items.tsv", encoding="utf-8") as fh:
-        header = fh.readline().rstrip("\n").split("\t")
+    try:
+        with open(path / "items.tsv", encoding="utf-8") as fh:
+            header = fh.readline().rstrip("\n").split("\t")
+    except UnicodeDecodeError as e:
+        raise NonceError(f"{path / 'items.tsv'}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
+    if header == [""]:
+        raise NonceError(f"{path / 'items.tsv'}: empty file (not even a header line); run agree extract again")
     lacking = [c for c in COLUMNS if c not in header]
     if lacking:
         raise NonceError(f"{path / 'items.tsv'}: from another version (missing columns: {', '.join(lacking)})")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import log, out_option, quiet_option, seed_option
+from agreement.options import POSITIVE_INT, PROBABILITY, log, out_option, quiet_option, seed_option, warn
 from agreement.outdir import atomic_output_dir, write_manifest
 
 
@@ -13,9 +13,9 @@ from agreement.outdir import atomic_output_dir, write_manifest
               help="Language of the inputs (en, it, ...): picks the tokenizer. A dump's header "
                    "is not consulted.")
 @out_option
-@click.option("--vocab-size", type=int, default=50000, show_default=True,
+@click.option("--vocab-size", type=POSITIVE_INT, default=50000, show_default=True,
               help="Words in vocab.txt besides <eos> and <unk>.")
-@click.option("--max-unk", type=float, default=0.05, show_default=True,
+@click.option("--max-unk", type=PROBABILITY, default=0.05, show_default=True,
               help="Drop sentences with a larger share of words outside the vocabulary.")
 @click.option("--clitics", type=click.Choice(["split", "keep"]), default="split", show_default=True,
               help="English: split (do n't, John 's: UD words, the paper) or keep (don't: "
@@ -24,7 +24,7 @@ from agreement.outdir import atomic_output_dir, write_manifest
               help="Processes parsing wikitext (dumps only).")
 @seed_option
 @quiet_option
-def corpus(inputs, lang, out, vocab_size, max_unk, clitics, workers, seed, quiet):
+def corpus(inputs, lang, out, force, vocab_size, max_unk, clitics, workers, seed, quiet):
     """Prepare a language-model corpus from MediaWiki XML dumps (.xml, .xml.bz2,
     multistream too) or plain tokenised text files (one sentence per line):
     extract article prose, split sentences, tokenise as the language's UD
@@ -38,10 +38,15 @@ def corpus(inputs, lang, out, vocab_size, max_unk, clitics, workers, seed, quiet
       agree corpus kind-it.txt --lang it --vocab-size 20000 --out it-corpus
     """
     from lm.corpus import prepare_corpus
+    from lm.tokenize import LANGUAGES_WITH_RULES, has_rules
+
+    if not has_rules(lang):
+        warn(f"--lang {lang}: no tokenizer rules for this language (rules exist for "
+             f"{', '.join(sorted(LANGUAGES_WITH_RULES))}); using the generic rules")
 
     params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics,
               "seed": seed}
-    with atomic_output_dir(out) as tmp:
+    with atomic_output_dir(out, "corpus", inputs, force, quiet) as tmp:
         result = prepare_corpus(inputs, tmp, lang, vocab_size=vocab_size, seed=seed,
                                 max_unk=max_unk, quiet=quiet, clitics=clitics, workers=workers)
         write_manifest(tmp, "corpus", inputs, params, n_tokens=result.n_tokens,

@@ -13,7 +13,7 @@ from agreement.options import out_option, quiet_option, seed_option
               help="default: 2,000 treebank sentences, 300k corpus tokens, 9 nonce variants, a "
                    "2-epoch LSTM (about a minute on 2 CPU cores); tiny: a 10-second smoke run.")
 @quiet_option
-def demo(out, seed, size, quiet):
+def demo(out, force, seed, size, quiet):
     """Run the whole study on a language the project generates itself (nothing is
     downloaded): a treebank with long-distance number agreement across attractors
     and a training corpus, then agree corpus, extract, nonce, train-lm (LSTM,
@@ -29,5 +29,5 @@ def demo(out, seed, size, quiet):
     """
     from agreement.demo import demo_config, run_demo
 
-    result = run_demo(out, demo_config(size, seed=seed, quiet=quiet))
+    result = run_demo(out, demo_config(size, seed=seed, quiet=quiet), force=force)
     click.echo(result.table, nl=False)

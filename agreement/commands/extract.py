@@ -5,7 +5,7 @@ import click
 
 from agreement.extract import (CONSTRUCTIONS_FILE, ExtractConfig, extract_items, parse_features, read_vocab,
                                summary_table, write_constructions)
-from agreement.options import log, out_option, quiet_option
+from agreement.options import POSITIVE_INT, COUNT, log, out_option, quiet_option, warn
 from agreement.outdir import atomic_output_dir, write_manifest
 from agreement.records import ITEMS_FILE, write_items
 from treebanks.paradigms import MODES, PARADIGMS_FILE
@@ -17,11 +17,11 @@ from treebanks.paradigms import MODES, PARADIGMS_FILE
 @click.option("--features", default="Number", show_default=True,
               help="Agreement feature(s), a |-list such as Number|Gender.")
 @click.option("--lang", help="Language code (e.g. en, it), recorded for agree nonce's article rule.")
-@click.option("--min-count", type=int, default=10, show_default=True,
+@click.option("--min-count", type=COUNT, default=10, show_default=True,
               help="Cues needed for each of two values (singular and plural) to keep a construction.")
-@click.option("--min-distance", type=int, default=4, show_default=True,
+@click.option("--min-distance", type=POSITIVE_INT, default=4, show_default=True,
               help="Smallest cue-target index difference (4 = at least 3 words between).")
-@click.option("--max-distance", type=int, default=14, show_default=True,
+@click.option("--max-distance", type=POSITIVE_INT, default=14, show_default=True,
               help="Largest cue-target index difference.")
 @click.option("--alt", type=click.Choice(MODES), default="closest", show_default=True,
               help="Alternative form: other number with the closest remaining features, "
@@ -37,7 +37,7 @@ from treebanks.paradigms import MODES, PARADIGMS_FILE
 @click.option("--format", "fmt", type=click.Choice(["tsv", "colorlessgreen"]), default="tsv",
               show_default=True, help="colorlessgreen: also write the paper's generated.text/.gold/.eval/.tab.")
 @quiet_option
-def extract(treebanks, out, features, lang, min_count, min_distance, max_distance, alt,
+def extract(treebanks, out, force, features, lang, min_count, min_distance, max_distance, alt,
             infer_verb_number, vocab, explain, fmt, quiet):
     """Mine long-distance agreement constructions from UD treebank files (.conllu,
     .conllu.gz, .conllu.bz2, or directories of them) and write the original test
@@ -53,8 +53,12 @@ def extract(treebanks, out, features, lang, min_count, min_distance, max_distanc
                            max_distance=max_distance, alt=alt, infer_verb_number=infer_verb_number,
                            vocab=read_vocab(vocab) if vocab else None, lang=lang, explain=tuple(explain),
                            quiet=quiet)
-    result = extract_items(treebanks, config)
-    with atomic_output_dir(out) as tmp:
+    with atomic_output_dir(out, "extract", [*treebanks, vocab], force, quiet) as tmp:
+        result = extract_items(treebanks, config)
+        if not result.items:
+            warn(f"no agreement items: {result.sentences} sentences gave {len(result.kept)} constructions "
+                 f"kept (--min-count {min_count}, distance {min_distance}..{max_distance}); see the "
+                 f"table on stdout")
         write_items(tmp / ITEMS_FILE, result.items)
         write_constructions(tmp / CONSTRUCTIONS_FILE, result, config.features)
         result.paradigms.save(tmp / PARADIGMS_FILE)

@@ -6,7 +6,7 @@ import shutil
 
 import click
 
-from agreement.options import log, out_option, quiet_option, seed_option
+from agreement.options import COUNT, PROBABILITY, log, out_option, quiet_option, seed_option, warn
 from agreement.outdir import atomic_output_dir, write_manifest
 from agreement.records import write_items
 from nonce.generate import (SAMPLING_CHOICES, NonceConfig, make_nonce, read_extract_dir,
@@ -16,11 +16,11 @@ from nonce.vowels import VOWEL_RULE_CHOICES, vowel_rule_on
 
 @click.command()
 @click.argument("extract_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--n", "n", type=int, default=9, show_default=True, help="Nonce variants per original item.")
+@click.option("--n", "n", type=COUNT, default=9, show_default=True, help="Nonce variants per original item.")
 @seed_option
 @click.option("--vocab", type=click.Path(exists=True),
               help="LM vocabulary (vocab.txt, or a corpus/model directory): candidates must be in it.")
-@click.option("--ambiguity", type=float, default=0.1, show_default=True,
+@click.option("--ambiguity", type=PROBABILITY, default=0.1, show_default=True,
               help="Largest share of a candidate's occurrences with another POS (0 = one POS only).")
 @click.option("--vowel-rule", type=click.Choice(VOWEL_RULE_CHOICES), default="auto", show_default=True,
               help="Match vowel-initial status (articles a/an, lo/il): auto = on for en and it.")
@@ -30,7 +30,7 @@ from nonce.vowels import VOWEL_RULE_CHOICES, vowel_rule_on
               show_default=True, help="colorlessgreen: also write the paper's generated.* files.")
 @out_option
 @quiet_option
-def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out, quiet):
+def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out, force, quiet):
     """Make nonce variants: every content word replaced by a random treebank word
     with the same POS and features, the target by another lemma's singular/plural
     pair. Writes items.tsv (variant 0 = original, 1..n = nonce), paradigms.tsv and
@@ -41,12 +41,14 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
       agree extract ../shared/data/ud/en_ewt --lang en --out en-items
       agree nonce en-items --n 9 --seed 1 --out en-nonce
     """
-    src = read_extract_dir(extract_dir)
-    words = read_vocab_file(vocab, src.table) if vocab else None
-    config = NonceConfig(n=n, ambiguity=ambiguity, vocab=words, lang=src.lang, vowel_rule=vowel_rule,
-                         sampling=sampling, features=src.features, alternative_mode=src.alternative_mode)
-    result = make_nonce(src.items, src.table, config, random.Random(seed), quiet=quiet)
-    with atomic_output_dir(out) as tmp:
+    with atomic_output_dir(out, "nonce", [extract_dir, vocab], force, quiet) as tmp:
+        src = read_extract_dir(extract_dir)
+        if not src.items:
+            warn(f"{extract_dir}: the test set has no items, so there is nothing to vary")
+        words = read_vocab_file(vocab, src.table) if vocab else None
+        config = NonceConfig(n=n, ambiguity=ambiguity, vocab=words, lang=src.lang, vowel_rule=vowel_rule,
+                             sampling=sampling, features=src.features, alternative_mode=src.alternative_mode)
+        result = make_nonce(src.items, src.table, config, random.Random(seed), quiet=quiet)
         write_items(tmp / "items.tsv", result.items)
         for name in ("paradigms.tsv", "constructions.tsv"):
             if (src.path / name).is_file():

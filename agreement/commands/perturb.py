@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from agreement.options import log, out_option, quiet_option, seed_option
+from agreement.options import FINITE, log, out_option, quiet_option, seed_option, warn
 from agreement.outdir import atomic_output_dir, write_manifest
 from agreement.records import read_items, write_items
 from nonce.errors import NonceError
@@ -27,7 +27,7 @@ def _options(pairs) -> dict:
 @click.argument("testset", type=click.Path(exists=True))
 @click.option("--aspect", required=True, help="qwerty, swap, drop-char, drop-space, articles, marks, "
               "digits or semantic.")
-@click.option("--severity", required=True, type=float, help="Per-word (per-space, per-article ...) "
+@click.option("--severity", required=True, type=FINITE, help="Per-word (per-space, per-article ...) "
               "probability in [0, 1]; for semantic the target cosine similarity in [-1, 1].")
 @click.option("--pos-group", help="qwerty/swap/drop-char: noise only function, mid, nouns, verbs, "
               "content or random words.")
@@ -44,7 +44,7 @@ def _options(pairs) -> dict:
 @out_option
 @quiet_option
 def perturb(testset, aspect, severity, pos_group, match_group, direction, vectors, paradigms, lang,
-            extra, seed, out, quiet):
+            extra, seed, out, force, quiet):
     """Perturb every item of a test set, keeping cue, target and their number intact.
     Writes items.tsv (same schema; `perturbation` says what was done, e.g.
     qwerty@nouns:0.2), manifest.json (counts) and a copy of paradigms.tsv.
@@ -74,21 +74,22 @@ def perturb(testset, aspect, severity, pos_group, match_group, direction, vector
     cls = get_aspect(aspect)
     src = Path(testset)
     directory = src if src.is_dir() else src.parent
-    items = list(read_items(src))
-    manifest_file = directory / "manifest.json"
-    params = json.loads(manifest_file.read_text(encoding="utf-8")).get("parameters", {}) \
-        if manifest_file.is_file() else {}
-    options = {"pos_group": pos_group, "match_group": match_group, "direction": direction,
-               "lang": lang or params.get("lang"), **_options(extra)}
-    if "paradigms" in cls.all_options():  # the semantic aspect: file paths, loaded by the aspect
-        own = directory / "paradigms.tsv"
-        options.update(vectors=vectors, paradigms=paradigms or (str(own) if own.is_file() else None))
-    elif vectors or paradigms:
-        raise NonceError(f"{aspect}: --vectors and --paradigms are for the semantic aspect only")
-    options = {k: v for k, v in options.items() if v is not None}
-    result = run_perturb(items, aspect, severity, options, seed)
-    inputs = [p for p in (src, options.get("vectors"), options.get("paradigms")) if p]
-    with atomic_output_dir(out) as tmp:
+    with atomic_output_dir(out, "perturb", [directory, vectors, paradigms], force, quiet) as tmp:
+        items = list(read_items(src))
+        if not items:
+            warn(f"{testset}: the test set has no items, so there is nothing to perturb")
+        manifest_file = directory / "manifest.json"
+        params = _source_parameters(manifest_file)
+        options = {"pos_group": pos_group, "match_group": match_group, "direction": direction,
+                   "lang": lang or params.get("lang"), **_options(extra)}
+        if "paradigms" in cls.all_options():  # the semantic aspect: file paths, loaded by the aspect
+            own = directory / "paradigms.tsv"
+            options.update(vectors=vectors, paradigms=paradigms or (str(own) if own.is_file() else None))
+        elif vectors or paradigms:
+            raise NonceError(f"{aspect}: --vectors and --paradigms are for the semantic aspect only")
+        options = {k: v for k, v in options.items() if v is not None}
+        result = run_perturb(items, aspect, severity, options, seed)
+        inputs = [p for p in (src, options.get("vectors"), options.get("paradigms")) if p]
         write_items(tmp / "items.tsv", result.items)
         if (directory / "paradigms.tsv").is_file():
             shutil.copyfile(directory / "paradigms.tsv", tmp / "paradigms.tsv")
@@ -98,3 +99,15 @@ def perturb(testset, aspect, severity, pos_group, match_group, direction, vector
     s = result.stats
     log(f"{result.label}: {s['items_changed']} of {s['items']} items changed, "
         f"{s['changes']} edits -> {out}", quiet)
+
+
+def _source_parameters(manifest_file: Path) -> dict:
+    """The test set's own parameters (its manifest.json), {} when it has none."""
+    if not manifest_file.is_file():
+        return {}
+    try:
+        manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise NonceError(f"{manifest_file}: not a valid manifest.json ({e})") from None
+    params = manifest.get("parameters") if isinstance(manifest, dict) else None
+    return params if isinstance(params, dict) else {}

@@ -1,12 +1,14 @@
 """``agree score``: test sets + models (+ humans) -> scored items, tables and plots."""
 from __future__ import annotations
 
+import glob
 from pathlib import Path
 
 import click
 import numpy as np
 
-from agreement.options import log, out_option, quiet_option, seed_option
+from agreement.errors import AgreeError
+from agreement.options import POSITIVE_INT, log, out_option, quiet_option, seed_option
 
 
 @click.command()
@@ -23,13 +25,13 @@ from agreement.options import log, out_option, quiet_option, seed_option
               help="Score only items whose words every model has in its vocabulary.")
 @click.option("--carry-state", is_flag=True,
               help="Carry the hidden state across sentences, as the released code does.")
-@click.option("--batch-size", type=int, default=None, help="Sentences per batch (backend default).")
+@click.option("--batch-size", type=POSITIVE_INT, default=None, help="Sentences per batch (backend default).")
 @click.option("--device", default=None, help="cpu, cuda, cuda:1 ... (default: CUDA when present).")
 @out_option
 @seed_option
 @quiet_option
 def score(testsets, models, columns, humans, require_in_vocab, carry_state, batch_size, device,
-          out, seed, quiet):
+          out, force, seed, quiet):
     """Score agreement test sets with language models and compare them with humans.
 
     TESTSET: an items.tsv (or its directory) from `agree extract`/`nonce`/`perturb`,
@@ -50,19 +52,24 @@ def score(testsets, models, columns, humans, require_in_vocab, carry_state, batc
     from agreement.score import parse_model_specs, score_testsets, write_scored
     from agreement.summary import main_table, write_report
 
-    sets = [load_testset(t) for t in testsets]
-    for ts in sets:
-        log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
-    index = None
-    if humans:
-        index = HumanIndex(read_humans(humans))
-        n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
-        log(f"{humans}: {len(index)} judged items, {n} test items matched", quiet)
-    specs = parse_model_specs(models)
-    options = {k: v for k, v in (("batch_size", batch_size), ("device", device)) if v is not None}
-    scored = score_testsets(sets, specs, from_outputs=columns, require_in_vocab=require_in_vocab,
-                            quiet=quiet, carry_state=carry_state, **options)
-    with atomic_output_dir(out) as tmp:
+    model_dirs = [d for m in models for d in (glob.glob(m.rpartition('=')[2]) or [m.rpartition('=')[2]])]
+    with atomic_output_dir(out, "score", [*testsets, humans, *model_dirs], force, quiet) as tmp:
+        sets = [load_testset(t) for t in testsets]
+        for ts in sets:
+            log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
+        if not any(ts.items for ts in sets):
+            raise AgreeError(f"nothing to score: {', '.join(ts.label for ts in sets)} "
+                             f"{'has' if len(sets) == 1 else 'have'} no items (an empty test set: "
+                             f"did agree extract find no constructions?)")
+        index = None
+        if humans:
+            index = HumanIndex(read_humans(humans))
+            n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
+            log(f"{humans}: {len(index)} judged items, {n} test items matched", quiet)
+        specs = parse_model_specs(models)
+        options = {k: v for k, v in (("batch_size", batch_size), ("device", device)) if v is not None}
+        scored = score_testsets(sets, specs, from_outputs=columns, require_in_vocab=require_in_vocab,
+                                quiet=quiet, carry_state=carry_state, **options)
         rows = write_scored(tmp / "items.tsv", scored)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed),
                                testsets=testsets, quiet=quiet)

@@ -1,0 +1,527 @@
+"""The bad-input matrix: every command against a table of bad inputs and bad --out paths.
+
+Each row is (command, expected message fragment, arguments, exit code, setup). For
+every row the test asserts: the exit code (1 error, 2 usage), exactly one
+``Error:`` line, no traceback, nothing left beside --out (no hidden temporary
+directory or lock), the user's own file beside --out unchanged, and every shared
+input unchanged. Adding a case is adding a row.
+
+Arguments are a template: ``{name}`` is a path of the workspace (see Workspace).
+The environment faults (read-only directory, full disk, SIGKILL) have their own
+tests at the end.
+"""
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agreement.cli import cli
+from agreement.outdir import write_manifest
+from agreement.records import write_items
+from test_extract import toy_conllu, toy_treebank
+from test_nonce_cli import make_extract_dir
+from test_perturb import EN, paradigms
+from test_train import make_corpus, write_text
+
+ROOT = Path(__file__).resolve().parents[1]
+USER_NOTE = "my own notes, not agree's\n"
+
+
+# --------------------------------------------------------------------------- inputs
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    """Shared inputs, made once; every row checks they are unchanged afterwards."""
+    root = tmp_path_factory.mktemp("inputs")
+    toy_treebank(root / "tb")
+    make_extract_dir(root / "ext")
+    (root / "items").mkdir()
+    write_items(root / "items" / "items.tsv", EN)
+    paradigms().save(root / "items" / "paradigms.tsv")
+    (root / "items" / "manifest.json").write_text(json.dumps({"command": "extract",
+                                                              "parameters": {"lang": "en"}}))
+    make_corpus(root / "corpus", n_sentences=120)
+    write_text(root / "text.txt", 40)
+    from lm.corpus import load_corpus
+    from lm.unigram import train_unigram
+    train_unigram(load_corpus(root / "corpus"), root / "uni")
+    return root
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+class Workspace:
+    """Paths a row's arguments may name. ``out`` lies in ``outs``, beside the user's
+    ``outs/notes.txt``; per-row files (``bad``, ``bad_dir``) are made by the row's setup."""
+
+    def __init__(self, base: Path, tmp: Path):
+        self.base, self.tmp = base, tmp
+        self.tb = base / "tb" / "toy.conllu"
+        self.tb_dir = base / "tb"
+        self.ext = base / "ext"
+        self.items = base / "items"
+        self.corpus = base / "corpus"
+        self.text = base / "text.txt"
+        self.uni = base / "uni"
+        self.outs = tmp / "outs"
+        self.outs.mkdir()
+        (self.outs / "notes.txt").write_text(USER_NOTE)
+        self.out = self.outs / "out"
+        self.bad = tmp / "bad"          # a per-row input file or directory (setup makes it)
+        self.bad_dir = tmp / "bad_dir"
+
+    def fill(self, template: str) -> list[str]:
+        return [a.format(**{k: str(v) for k, v in vars(self).items()}) for a in shlex.split(template)]
+
+
+# --------------------------------------------------------------------------- setups
+
+def user_out(w):        # --out holds the user's own files
+    w.out.mkdir()
+    (w.out / "thesis.tex").write_text("chapter 1\n")
+    (w.out / "data.csv").write_text("1,2\n")
+
+
+def file_out(w):
+    w.out.write_text("a file, not a directory\n")
+
+
+def other_output(command):
+    def setup(w):
+        w.out.mkdir()
+        write_manifest(w.out, command, [], {})
+        (w.out / "items.tsv").write_text("x\n")
+    return setup
+
+
+def live_lock(w):       # another agree run (this very process: alive) is writing --out
+    (w.outs / ".out.lock").write_text(json.dumps({"pid": os.getpid(), "host": os.uname().nodename,
+                                                  "started": "now"}))
+
+
+def cwd_with_user_files(w):
+    os.chdir(w.outs)
+
+
+def link_to(attr):
+    def setup(w):
+        w.out.symlink_to(getattr(w, attr), target_is_directory=True)
+    return setup
+
+
+def copy(attr, to="bad_dir"):
+    def setup(w):
+        shutil.copytree(getattr(w, attr), getattr(w, to))
+    return setup
+
+
+def items_file(text: str | bytes, with_dir_files=True):
+    """bad_dir: an extract directory whose items.tsv is ``text``."""
+    def setup(w):
+        make_extract_dir(w.bad_dir)
+        path = w.bad_dir / "items.tsv"
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return setup
+
+
+def truncated_items(w):
+    make_extract_dir(w.bad_dir)
+    path = w.bad_dir / "items.tsv"
+    lines = path.read_text().splitlines(True)
+    lines[2] = "\t".join(lines[2].split("\t")[:7]) + "\n"      # row 2 cut after 7 columns
+    path.write_text("".join(lines))
+
+
+def header_only(w):
+    make_extract_dir(w.bad_dir)
+    path = w.bad_dir / "items.tsv"
+    path.write_text(path.read_text().splitlines(True)[0])
+
+
+def bad_file(text: str | bytes, name="bad"):
+    def setup(w):
+        path = w.tmp / name
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+        if name != "bad":
+            w.bad = path
+    return setup
+
+
+def corpus_without_counts(w):
+    shutil.copytree(w.corpus, w.bad_dir)
+    (w.bad_dir / "counts.tsv").unlink()
+
+
+def shuffled_vocab(w):
+    shutil.copytree(w.uni, w.bad_dir)
+    path = w.bad_dir / "vocab.txt"
+    words = path.read_text().splitlines()
+    path.write_text("\n".join(words[:2] + words[:1:-1]) + "\n")     # same size, other order
+
+
+def model_with_config(config: str):
+    def setup(w):
+        shutil.copytree(w.uni, w.bad_dir)
+        (w.bad_dir / "config.json").write_text(config)
+    return setup
+
+
+def partial_with_checkpoint(w):
+    (w.outs / "out.partial").mkdir()
+    (w.outs / "out.partial" / "checkpoint.pt").write_bytes(b"x")
+
+
+def broken_manifest(w):
+    shutil.copytree(w.items, w.bad_dir)
+    (w.bad_dir / "manifest.json").write_text("{not json")
+
+
+def undecodable_humans(w):
+    w.bad.write_bytes("item_id\tvariant\tvotes_correct\tvotes_wrong\nz\xe4\t0\t1\t2\n".encode("latin-1"))
+
+
+def humans_wrong_columns(w):
+    w.bad.write_text("a\tb\n1\t2\n")
+
+
+CONLLU = toy_conllu()
+LATIN1 = "the d\xf6g runs .\n".encode("latin-1")
+
+
+# --------------------------------------------------------------------------- the table
+
+def R(command, fragment, args, code=1, setup=None, id=None):
+    return pytest.param(command, fragment, args, code, setup, id=id)
+
+
+#: the inputs each command is run on when a row is about --out alone
+PLAIN = {
+    "extract": "{tb_dir}",
+    "nonce": "{ext}",
+    "corpus": "{text} --lang en",
+    "train-lm": "{corpus} --arch unigram",
+    "score": "{items} --model {uni}",
+    "perturb": "{items} --aspect swap --severity 0.5",
+    "demo": "--size tiny",
+}
+#: an input directory of each command (for --out is / inside / containing an input)
+INPUT_DIR = {"extract": "tb_dir", "nonce": "ext", "corpus": None, "train-lm": "corpus",
+             "score": "items", "perturb": "items"}
+
+
+def out_rows():
+    """The --out policy, for every command."""
+    rows = []
+    for cmd, plain in PLAIN.items():
+        what = f"`agree {cmd}`"
+        rows += [
+            R(cmd, f"exists and is not an output of {what} (holds data.csv, thesis.tex); use --force",
+              f"{plain} --out {{out}}", setup=user_out, id=f"{cmd}-out-holds-user-files"),
+            R(cmd, "is a file", f"{plain} --out {{out}}", 2, setup=file_out,   # click's own check
+              id=f"{cmd}-out-is-a-file"),
+            R(cmd, f"exists and is not an output of {what} (holds items.tsv, manifest.json)",
+              f"{plain} --out {{out}}", setup=other_output("another-command"),
+              id=f"{cmd}-out-of-another-command"),
+            R(cmd, "another agree run is writing it", f"{plain} --out {{out}}", setup=live_lock,
+              id=f"{cmd}-out-locked"),
+            R(cmd, f"exists and is not an output of {what} (holds notes.txt)", f"{plain} --out .",
+              setup=cwd_with_user_files, id=f"{cmd}-out-dot-with-user-files"),
+            R(cmd, "cannot write to the root directory", f"{plain} --out /", id=f"{cmd}-out-root"),
+            R(cmd, "is a file, not a directory", f"{plain} --out {{outs}}/notes.txt/sub",
+              id=f"{cmd}-out-under-a-file"),
+        ]
+        if cmd == "demo":
+            continue
+        src = "{text}" if cmd == "corpus" else "{%s}" % INPUT_DIR[cmd]
+        rows += [
+            R(cmd, "--out is the input" if cmd != "corpus" else "is a file", f"{plain} --out {src}",
+              2 if cmd == "corpus" else 1, id=f"{cmd}-out-is-the-input"),   # corpus: click's check
+            R(cmd, "--out contains the input", f"{plain} --out {src}/..",
+              id=f"{cmd}-out-contains-the-input"),
+        ]
+        if cmd != "corpus":
+            rows += [
+                R(cmd, "--out lies inside the input", f"{plain} --out {src}/sub",
+                  id=f"{cmd}-out-inside-the-input"),
+                R(cmd, "--out is the input", f"{plain} --out {{out}}", setup=link_to(INPUT_DIR[cmd]),
+                  id=f"{cmd}-out-symlink-to-the-input"),
+            ]
+        else:
+            rows.append(R(cmd, "--out contains the input", "{text} --lang en --out {base}",
+                          id="corpus-out-is-the-input-directory"))
+    return rows
+
+
+EXTRACT = [
+    R("extract", "no such file", "{tmp}/nope.conllu --out {out}", id="extract-missing"),
+    R("extract", "empty treebank (no sentences)", "{bad} --out {out}", setup=bad_file(""),
+      id="extract-empty"),
+    R("extract", "not UTF-8 text", "{bad} --out {out}",
+      setup=bad_file(CONLLU.replace("ball", "b\xe4ll").encode("latin-1")), id="extract-latin1"),
+    R("extract", ":2: expected 10 tab-separated columns, found 9", "{bad} --out {out}",
+      setup=bad_file(CONLLU.replace("\tthe\tDET", "\tthe DET", 1)), id="extract-short-line"),
+    R("extract", "Failed parsing field 'head'", "{bad} --out {out}",
+      setup=bad_file(CONLLU.replace("\t2\tdet", "\ttwo\tdet", 1)), id="extract-bad-head"),
+    R("extract", "no token has the feature Foo", "{tb} --features Foo --out {out}", id="extract-no-feature"),
+    R("extract", "Invalid value for '--min-count'", "{tb} --min-count -1 --out {out}", 2,
+      id="extract-min-count-negative"),
+    R("extract", "Invalid value for '--min-distance'", "{tb} --min-distance 0 --out {out}", 2,
+      id="extract-min-distance-0"),
+    R("extract", "Invalid value for '--max-distance'", "{tb} --max-distance abc --out {out}", 2,
+      id="extract-max-distance-text"),
+    R("extract", "Invalid value for '--vocab'", "{tb} --vocab {tmp}/nope --out {out}", 2,
+      id="extract-vocab-missing"),
+    R("extract", "Invalid value for '--alt'", "{tb} --alt nearest --out {out}", 2, id="extract-bad-alt"),
+    R("extract", "Missing option '--out'", "{tb}", 2, id="extract-no-out"),
+    R("extract", "Missing argument", "--out {out}", 2, id="extract-no-treebank"),
+    R("extract", "No such option", "{tb} --frobnicate --out {out}", 2, id="extract-unknown-option"),
+    R("extract", ":1: expected 10 tab-separated columns, found 1", "{bad} --out {out}", setup=bad_file("just some text\nmore text\n"),
+      id="extract-plain-text"),
+]
+
+NONCE = [
+    R("nonce", "does not exist", "{tmp}/nope --out {out}", 2, id="nonce-missing-dir"),
+    R("nonce", "is a file", "{tb} --out {out}", 2, id="nonce-file-not-dir"),
+    R("nonce", "items.tsv", "{bad_dir} --out {out}",
+      setup=lambda w: (w.bad_dir.mkdir(), (w.bad_dir / "manifest.json").write_text("{}")),
+      id="nonce-no-items"),
+    R("nonce", "manifest.json", "{bad_dir} --out {out}",
+      setup=lambda w: (make_extract_dir(w.bad_dir), (w.bad_dir / "manifest.json").unlink()),
+      id="nonce-no-manifest"),
+    R("nonce", "not 'agree extract'", "{bad_dir} --out {out}",
+      setup=lambda w: make_extract_dir(w.bad_dir, command="score"), id="nonce-manifest-of-score"),
+    R("nonce", "not valid JSON", "{bad_dir} --out {out}",
+      setup=lambda w: (make_extract_dir(w.bad_dir), (w.bad_dir / "manifest.json").write_text("{x")),
+      id="nonce-manifest-not-json"),
+    R("nonce", "items.tsv: empty file (not even a header line)", "{bad_dir} --out {out}",
+      setup=items_file(""), id="nonce-empty-items"),
+    R("nonce", "items.tsv:3: expected 19 columns, found 7", "{bad_dir} --out {out}",
+      setup=truncated_items, id="nonce-truncated-row"),
+    R("nonce", "items.tsv: not valid UTF-8", "{bad_dir} --out {out}",
+      setup=items_file(b"item_id\tvariant\n\xff\xfe\n"), id="nonce-undecodable-items"),
+    R("nonce", "from another version (missing columns", "{bad_dir} --out {out}",
+      setup=items_file("item_id\tvariant\ttokens\n"), id="nonce-items-other-version"),
+    R("nonce", "Invalid value for '--n'", "{ext} --n -1 --out {out}", 2, id="nonce-n-negative"),
+    R("nonce", "Invalid value for '--ambiguity'", "{ext} --ambiguity 2 --out {out}", 2,
+      id="nonce-ambiguity-2"),
+    R("nonce", "is not a finite number", "{ext} --ambiguity nan --out {out}", 2, id="nonce-ambiguity-nan"),
+    R("nonce", "Invalid value for '--vocab'", "{ext} --vocab {tmp}/nope --out {out}", 2,
+      id="nonce-vocab-missing"),
+    R("nonce", "Invalid value for '--sampling'", "{ext} --sampling zipf --out {out}", 2,
+      id="nonce-bad-sampling"),
+    R("nonce", "Invalid value for '--seed'", "{ext} --seed x --out {out}", 2, id="nonce-seed-text"),
+]
+
+CORPUS = [
+    R("corpus", "no such file", "{tmp}/nope.txt --lang en --out {out}", id="corpus-missing"),
+    R("corpus", "is a directory, not a dump or text file", "{tb_dir} --lang en --out {out}",
+      id="corpus-directory"),
+    R("corpus", "looks like a CoNLL-U treebank", "{tb} --lang en --out {out}", id="corpus-conllu"),
+    R("corpus", "use agree extract", "{bad} --lang en --out {out}",
+      setup=bad_file("# sent_id = 1\n# text = a b\n1\ta\ta\tDET\t_\t_\t0\troot\t_\t_\n"),
+      id="corpus-conllu-comments"),
+    R("corpus", "empty corpus: no sentences", "{bad} --lang en --out {out}", setup=bad_file(""),
+      id="corpus-empty"),
+    R("corpus", ":1: not valid UTF-8", "{bad} --lang en --out {out}", setup=bad_file(LATIN1),
+      id="corpus-latin1"),
+    R("corpus", "Invalid value for '--vocab-size'", "{text} --lang en --vocab-size 0 --out {out}", 2,
+      id="corpus-vocab-size-0"),
+    R("corpus", "Invalid value for '--max-unk'", "{text} --lang en --max-unk 2 --out {out}", 2,
+      id="corpus-max-unk-2"),
+    R("corpus", "is not a finite number", "{text} --lang en --max-unk nan --out {out}", 2,
+      id="corpus-max-unk-nan"),
+    R("corpus", "Invalid value for '--workers'", "{text} --lang en --workers 0 --out {out}", 2,
+      id="corpus-workers-0"),
+    R("corpus", "Invalid value for '--clitics'", "{text} --lang en --clitics drop --out {out}", 2,
+      id="corpus-bad-clitics"),
+    R("corpus", "Missing option '--lang'", "{text} --out {out}", 2, id="corpus-no-lang"),
+    R("corpus", "the compressed file is truncated", "{bad} --lang en --out {out}",
+      setup=bad_file(__import__("bz2").compress(b"the dog runs .\n" * 500)[:60]), id="corpus-truncated-bz2"),
+]
+
+TRAIN = [R("train-lm", f"Invalid value for '{opt}'", f"{{corpus}} {opt} {value} --out {{out}}", 2,
+           id=f"train-{opt[2:]}-{value}")
+         for opt, value in [("--lr", "-1"), ("--lr", "0"), ("--lr", "nan"), ("--lr", "inf"),
+                            ("--lr", "abc"), ("--clip", "-1"), ("--clip", "nan"), ("--threads", "-1"),
+                            ("--threads", "0"), ("--dropout", "1"), ("--dropout", "-0.1"),
+                            ("--dropout", "inf"), ("--epochs", "0"), ("--epochs", "-3"),
+                            ("--batch-size", "0"), ("--bptt", "0"), ("--max-steps", "0"),
+                            ("--checkpoint-minutes", "0"), ("--checkpoint-minutes", "-1"),
+                            ("--hidden", "0"), ("--emb", "-1"), ("--layers", "0"), ("--heads", "0"),
+                            ("--max-len", "0"), ("--vocab-size", "0"), ("--sp-vocab-size", "0"),
+                            ("--order", "0")]] + [
+    R("train-lm", "--arch kn5 does not take --epochs", "{corpus} --arch kn5 --epochs 3 --out {out}",
+      id="train-kn5-epochs"),
+    R("train-lm", "--arch unigram does not take --hidden", "{corpus} --arch unigram --hidden 8 --out {out}",
+      id="train-unigram-hidden"),
+    R("train-lm", "--arch unigram does not take --resume", "{corpus} --arch unigram --resume --out {out}",
+      id="train-unigram-resume"),
+    R("train-lm", "counts.tsv: no such file", "{bad_dir} --arch unigram --out {out}",
+      setup=corpus_without_counts, id="train-unigram-no-counts"),
+    R("train-lm", "a directory but not a corpus directory", "{tb_dir} --arch unigram --out {out}",
+      id="train-dir-not-corpus"),
+    R("train-lm", "--lang is needed", "{text} --arch unigram --out {out}", id="train-text-without-lang"),
+    R("train-lm", "a corpus of language 'en', but --lang it", "{corpus} --lang it --arch unigram --out {out}",
+      id="train-lang-mismatch"),
+    R("train-lm", "nothing to resume", "{corpus} --arch lstm --size small --resume --out {out}",
+      id="train-resume-nothing"),
+    R("train-lm", "holds an interrupted training run", "{corpus} --arch lstm --size small --out {out}",
+      setup=partial_with_checkpoint, id="train-partial-with-checkpoint"),
+    R("train-lm", "Invalid value for '--arch'", "{corpus} --arch gru --out {out}", 2, id="train-arch-gru"),
+    R("train-lm", "does not exist", "{tmp}/nope --out {out}", 2, id="train-missing-input"),
+    R("train-lm", "tied weights need emb_size == hidden_size",
+      "{corpus} --arch lstm --tied --emb 8 --hidden 16 --out {out}", id="train-tied-mismatch"),
+    R("train-lm", "is fewer than one batch", "{corpus} --arch lstm --size small --batch-size 64 "
+      "--bptt 200 --threads 1 --out {out}", id="train-corpus-smaller-than-batch"),
+    R("train-lm", "Invalid value for '--tokenizer'", "{corpus} --tokenizer bpe --out {out}", 2,
+      id="train-bad-tokenizer"),
+]
+
+SCORE = [
+    R("score", "nope.tsv: not a test set", "{tmp}/nope.tsv --model {uni} --out {out}", id="score-missing-testset"),
+    R("score", "items.tsv: empty file", "{bad_dir} --model {uni} --out {out}", setup=items_file(""),
+      id="score-empty-items"),
+    R("score", "items.tsv:3: expected 19 columns, found 7", "{bad_dir} --model {uni} --out {out}",
+      setup=truncated_items, id="score-truncated-row"),
+    R("score", "items.tsv: not valid UTF-8", "{bad_dir} --model {uni} --out {out}",
+      setup=items_file("item_id\tvariant\ttokens\tcorrect\twrong\ttarget_index\nd\xf6g\n".encode("latin-1")),
+      id="score-undecodable-items"),
+    R("score", "has no items (an empty test set", "{bad_dir} --model {uni} --out {out}",
+      setup=header_only, id="score-zero-items"),
+    R("score", "no such model directory", "{items} --model {tmp}/nope --out {out}", id="score-model-missing"),
+    R("score", "not a model directory (no config.json)", "{items} --model {tb_dir} --out {out}",
+      id="score-model-not-a-model"),
+    R("score", "not the vocabulary this model was trained with", "{items} --model {bad_dir} --out {out}",
+      setup=shuffled_vocab, id="score-shuffled-vocab"),
+    R("score", "unreadable model config", "{items} --model {bad_dir} --out {out}",
+      setup=model_with_config("{broken"), id="score-config-not-json"),
+    R("score", "unknown model kind 'gru'", "{items} --model {bad_dir} --out {out}",
+      setup=model_with_config('{"kind": "gru"}'), id="score-unknown-kind"),
+    R("score", "nothing to score: give --model", "{items} --out {out}", id="score-no-model"),
+    R("score", "--from-outputs needs a paper .tab file", "{items} --from-outputs lstm --out {out}",
+      id="score-from-outputs-on-items"),
+    R("score", "Invalid value for '--humans'", "{items} --model {uni} --humans {tmp}/nope --out {out}", 2,
+      id="score-humans-missing"),
+    R("score", "bad: not valid UTF-8", "{items} --model {uni} --humans {bad} --out {out}",
+      setup=undecodable_humans, id="score-humans-undecodable"),
+    R("score", "not a human-judgment file", "{items} --model {uni} --humans {bad} --out {out}",
+      setup=humans_wrong_columns, id="score-humans-wrong-columns"),
+    R("score", "Invalid value for '--batch-size'", "{items} --model {uni} --batch-size 0 --out {out}", 2,
+      id="score-batch-size-0"),
+    R("score", "Missing argument", "--model {uni} --out {out}", 2, id="score-no-testset"),
+]
+
+PERTURB = [
+    R("perturb", "unknown aspect 'typo'", "{items} --aspect typo --severity 0.5 --out {out}",
+      id="perturb-unknown-aspect"),
+    R("perturb", "severity 1.5 out of range", "{items} --aspect qwerty --severity 1.5 --out {out}",
+      id="perturb-severity-1.5"),
+    R("perturb", "is not a finite number", "{items} --aspect qwerty --severity nan --out {out}", 2,
+      id="perturb-severity-nan"),
+    R("perturb", "is not a finite number", "{items} --aspect qwerty --severity inf --out {out}", 2,
+      id="perturb-severity-inf"),
+    R("perturb", "severity 1.2 out of range", "{items} --aspect semantic --severity 1.2 --out {out}",
+      id="perturb-semantic-severity"),
+    R("perturb", "needs word vectors", "{items} --aspect semantic --severity 0.5 --out {out}",
+      id="perturb-semantic-no-vectors"),
+    R("perturb", "expected KEY=VALUE", "{items} --aspect articles --severity 0.5 -o mode --out {out}",
+      id="perturb-option-without-value"),
+    R("perturb", "option pos_group='adverbs' not allowed",
+      "{items} --aspect swap --severity 0.5 --pos-group adverbs --out {out}", id="perturb-bad-pos-group"),
+    R("perturb", "are for the semantic aspect only",
+      "{items} --aspect swap --severity 0.5 --vectors {text} --out {out}", id="perturb-vectors-not-semantic"),
+    R("perturb", "does not exist", "{tmp}/nope --aspect swap --severity 0.5 --out {out}", 2,
+      id="perturb-missing-testset"),
+    R("perturb", "items.tsv: empty file", "{bad_dir} --aspect swap --severity 0.5 --out {out}",
+      setup=items_file(""), id="perturb-empty-items"),
+    R("perturb", "items.tsv:3: expected 19 columns, found 7",
+      "{bad_dir} --aspect swap --severity 0.5 --out {out}", setup=truncated_items, id="perturb-truncated-row"),
+    R("perturb", "items.tsv: not valid UTF-8", "{bad_dir} --aspect swap --severity 0.5 --out {out}",
+      setup=items_file(b"item_id\tvariant\ttokens\tcorrect\twrong\ttarget_index\n\xff\n"),
+      id="perturb-undecodable-items"),
+    R("perturb", "manifest.json: not a valid manifest.json",
+      "{bad_dir} --aspect swap --severity 0.5 --out {out}", setup=broken_manifest,
+      id="perturb-broken-manifest"),
+    R("perturb", "Missing option '--severity'", "{items} --aspect swap --out {out}", 2,
+      id="perturb-no-severity"),
+]
+
+DEMO = [
+    R("demo", "Invalid value for '--size'", "--size huge --out {out}", 2, id="demo-bad-size"),
+    R("demo", "Invalid value for '--seed'", "--seed x --out {out}", 2, id="demo-seed-text"),
+    R("demo", "Missing option '--out'", "--size tiny", 2, id="demo-no-out"),
+]
+
+ROWS = out_rows() + EXTRACT + NONCE + CORPUS + TRAIN + SCORE + PERTURB + DEMO
+
+
+@pytest.fixture
+def workspace(base, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return Workspace(base, tmp_path)
+
+
+@pytest.mark.parametrize("command, fragment, template, code, setup", ROWS)
+def test_bad_input(workspace, base, command, fragment, template, code, setup):
+    w = workspace
+    before = tree_digest(base)
+    if setup is not None:
+        setup(w)
+    beside = listing(w.outs)
+    r = CliRunner().invoke(cli, [command, *w.fill(template), "--quiet"])
+    output = r.output
+    assert r.exit_code == code, output
+    assert isinstance(r.exception, SystemExit), repr(r.exception)
+    errors = [line for line in output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, output
+    assert fragment in errors[0], output
+    assert "Traceback" not in output
+    assert listing(w.outs) == beside, "something was left beside --out or a user file changed"
+    assert (w.outs / "notes.txt").read_text() == USER_NOTE
+    assert tree_digest(base) == before, "an input was changed"
+
+
+def listing(directory: Path) -> dict[str, str]:
+    """Every path under ``directory`` (hidden ones included) with its content digest."""
+    return {str(p.relative_to(directory)): (hashlib.sha256(p.read_bytes()).hexdigest()
+                                            if p.is_file() and not p.is_symlink() else "")
+            for p in sorted(directory.rglob("*"))}
+
+
+def test_matrix_size():
+    counts = {}
+    for row in ROWS:
+        counts[row.values[0]] = counts.get(row.values[0], 0) + 1
+    assert len(ROWS) >= 150 and set(counts) == set(PLAIN), counts
+
+
+# --------------------------------------------------------------------------- warnings, not errors
+
+@pytest.mark.parametrize("command, template, warning", [
+    ("extract", "{tb} --min-count 1000 --out {out}", "Warning: no agreement items: "),
+    ("corpus", "{text} --lang xx --out {out}", "Warning: --lang xx: no tokenizer rules for this language"),
+    ("nonce", "{bad_dir} --out {out}", "the test set has no items, so there is nothing to vary"),
+    ("perturb", "{bad_dir} --aspect swap --severity 0.5 --out {out}",
+     "the test set has no items, so there is nothing to perturb"),
+])
+def test_suspicious_input_warns_and_says_why(workspace, command, template, warning):
+    header_only(workspace)
+    r = CliRunner().invoke(cli, [command, *workspace.fill(template), "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert warning in r.stderr and "Error" not in r.output
+    assert (workspace.out / "manifest.json").is_file()
