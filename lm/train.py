@@ -78,6 +78,10 @@ class TrainResult:
     metrics: dict = field(default_factory=dict)
 
 
+#: written into OUT.partial when agree creates it, so only agree's own work directories are removed
+PARTIAL_MARKER = ".agree-partial"
+
+
 def partial_dir(out_dir: str | os.PathLike) -> Path:
     """Where ``out_dir`` is built (and kept for --resume after an interruption)."""
     out = Path(out_dir)
@@ -149,10 +153,21 @@ def _train_locked(inputs, out: Path, arch, neural, lang, seed, quiet, resume, gi
             raise LMError(f"{work} holds an interrupted training run: continue it with "
                           f"--resume, or delete {work} to start afresh")
         if not resume and work.exists():
+            if not (work / PARTIAL_MARKER).is_file():
+                # not made by agree: never delete what we did not write
+                raise LMError(f"{work} exists and was not made by `agree train-lm`; "
+                              "move it away or choose another --out")
             # we hold OUT's lock, so no live run owns it: a failed or killed run's leftovers
             shutil.rmtree(work)
             note(f"removed {work}, left by an earlier run without a checkpoint to resume", quiet)
+        made = not work.exists()
         work.mkdir(parents=True, exist_ok=True)
+        try:
+            (work / PARTIAL_MARKER).write_text("agree train-lm work directory\n", encoding="utf-8")
+        except OSError:
+            if made:  # e.g. a full disk: leave nothing of ours behind
+                shutil.rmtree(work, ignore_errors=True)
+            raise
     try:
         corpus = _corpus(inputs, work, lang, seed, quiet, rank0, barrier)
         lang = lang or corpus.lang
@@ -175,11 +190,12 @@ def _train_locked(inputs, out: Path, arch, neural, lang, seed, quiet, resume, gi
             if finalize is not None:
                 finalize(work, metrics)
             (work / CHECKPOINT_FILE).unlink(missing_ok=True)
+            (work / PARTIAL_MARKER).unlink(missing_ok=True)
             commit_dir(work, out.resolve(), "train-lm" if finalize is not None else None, force)
     except TrainingInterrupted:
         raise
     except BaseException:
-        if rank0 and work.exists() and not (work / CHECKPOINT_FILE).is_file():
+        if rank0 and (work / PARTIAL_MARKER).is_file() and not (work / CHECKPOINT_FILE).is_file():
             shutil.rmtree(work, ignore_errors=True)
         raise
     return metrics

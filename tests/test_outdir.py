@@ -337,3 +337,15 @@ def test_ctrl_c_in_demo_does_not_offer_resume(tmp_path):
     assert proc.returncode == 130, stderr
     assert stderr.rstrip().endswith("Interrupted") and "--resume" not in stderr and "Traceback" not in stderr
     assert hidden(tmp_path) == [] and not (tmp_path / "d").exists()
+
+
+def test_a_users_own_dot_partial_directory_is_never_removed(corpus, tmp_path):
+    """OUT.partial that agree did not make (no marker) is refused, not deleted."""
+    mine = tmp_path / "m.partial"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine\n")
+    r = agree("train-lm", corpus, "--arch", "unigram", "--out", tmp_path / "m")
+    assert r.exit_code == 1 and "was not made by `agree train-lm`" in r.output
+    assert (mine / "notes.txt").read_text() == "mine\n"
+    assert agree("train-lm", corpus, "--arch", "unigram", "--out", tmp_path / "m2", "-q").exit_code == 0
+    assert not any(p.name.startswith(".agree") for p in (tmp_path / "m2").iterdir())
