@@ -163,6 +163,50 @@ class NeuralScorer(Scorer):
                 out = self._candidate_logprob(h, ids)
         return out.double().cpu().numpy()
 
+    def word_logprobs(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Per word, natural-log P(word | <eos>, words before): one pass per sentence,
+        batched and packed like :meth:`logprob` (so a batch never changes a score).
+
+        Subword models: a word's score is the sum of its pieces' (no word-end factor:
+        the pieces of the whole sentence are scored, so per-word scores add up to
+        the sentence's log-probability, lm-evaluation-harness's convention). The state
+        is always fresh here (``carry_state`` applies to :meth:`logprob` only)."""
+        out = [np.zeros(0) for _ in sentences]
+        seqs, wanted, targets, owners, lengths = [], [], [], [], []
+        for i, words in enumerate(sentences):
+            pieces = [list(self.subword.word_ids(w)) if self.subword is not None
+                      else [self._word_id(w)] for w in words]
+            ids = [p for ps in pieces for p in ps]
+            if not ids:
+                continue
+            seqs.append([self.eos_id] + ids)
+            wanted.append(list(range(len(ids))))
+            targets += ids
+            owners.append(i)
+            lengths.append([len(ps) for ps in pieces])
+        if not seqs:
+            return out
+        with torch.inference_mode():
+            h = self._hidden_at(seqs, wanted)
+            ids = torch.tensor(targets, device=self.device)[:, None]
+            flat = self._candidate_logprob(h, ids)[:, 0].double().cpu().numpy()
+        start = 0
+        for i, counts in zip(owners, lengths):
+            n = sum(counts)
+            ends = np.cumsum([0] + counts)
+            piece = flat[start:start + n]
+            out[i] = np.array([piece[a:b].sum() for a, b in zip(ends[:-1], ends[1:])])
+            start += n
+        return out
+
+    def word_pieces(self, word: str) -> list[str]:
+        return self.subword.word_pieces(word) if self.subword is not None else [word]
+
+    def conventions(self) -> dict:
+        return {**super().conventions(), "sentence_start": "<eos> (the training boundary)",
+                "subword": "sentencepiece; target: pieces x word-end factor; sentence: sum of "
+                           "pieces" if self.subword is not None else "none (word-level)"}
+
     # ---- hidden vectors ----------------------------------------------------
     def _hidden_at(self, seqs: list[list[int]], wanted: list[list[int]]) -> torch.Tensor:
         """Hidden vectors at the ``wanted`` positions of each sequence, fresh state.
