@@ -84,10 +84,12 @@ def read_reference(path: str | os.PathLike) -> dict[str, dict[str, float]]:
     return out
 
 
-def _row(label: str, kind: str, cond: str, by: str, value, items: int, acc: float) -> dict:
+def _row(label: str, kind: str, cond: str, by: str, value, rated: int, acc: float) -> dict:
+    # items: 0 -- none of *our* items went into the figure (``rated``: pairs or paradigms
+    # behind it, from the source), so the tables' item counts stay ours
     pct = round(100 * acc, 4)
     return {"group": label, "kind": kind, "models": 1, "condition": cond, "by": by, "value": value,
-            "items": items, "accuracy": pct, "sd": None, "ci_low": pct, "ci_high": pct}
+            "items": 0, "rated": rated, "accuracy": pct, "sd": None, "ci_low": pct, "ci_high": pct}
 
 
 def paradigm_rows(label: str, kind: str, figures: Mapping[str, float],
