@@ -173,23 +173,38 @@ class NeuralScorer(Scorer):
         is always fresh here (``carry_state`` applies to :meth:`logprob` only)."""
         out = [np.zeros(0) for _ in sentences]
         seqs, wanted, targets, owners, lengths = [], [], [], [], []
+        # A position's output depends only on the tokens up to it, so a context shared by
+        # several sentences (the prefix of a minimal pair's two sentences) is read out and
+        # normalised once: contexts are numbered as a trie, key (parent context, token).
+        contexts: dict[tuple[int, int], int] = {}
+        rows: list[int] = []
         for i, words in enumerate(sentences):
             pieces = [list(self.subword.word_ids(w)) if self.subword is not None
                       else [self._word_id(w)] for w in words]
             ids = [p for ps in pieces for p in ps]
             if not ids:
                 continue
-            seqs.append([self.eos_id] + ids)
-            wanted.append(list(range(len(ids))))
+            seq, new, parent = [self.eos_id] + ids, [], -1
+            for t in range(len(ids)):
+                key = (parent, seq[t])
+                if key not in contexts:
+                    contexts[key] = len(contexts)
+                    new.append(t)
+                parent = contexts[key]
+                rows.append(parent)
+            if new:
+                seqs.append(seq)
+                wanted.append(new)
             targets += ids
             owners.append(i)
             lengths.append([len(ps) for ps in pieces])
-        if not seqs:
+        if not owners:
             return out
         with torch.inference_mode():
-            h = self._hidden_at(seqs, wanted)
-            ids = torch.tensor(targets, device=self.device)[:, None]
-            flat = self._candidate_logprob(h, ids)[:, 0].double().cpu().numpy()
+            h = self._hidden_at(seqs, wanted)                       # one row per context
+            flat = self._row_logprob(h, torch.tensor(rows, device=self.device),
+                                     torch.tensor(targets, device=self.device))
+            flat = flat.double().cpu().numpy()
         start = 0
         for i, counts in zip(owners, lengths):
             n = sum(counts)
@@ -197,6 +212,18 @@ class NeuralScorer(Scorer):
             piece = flat[start:start + n]
             out[i] = np.array([piece[a:b].sum() for a, b in zip(ends[:-1], ends[1:])])
             start += n
+        return out
+
+    def _row_logprob(self, h: torch.Tensor, rows: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        """log P(ids[j] | h[rows[j]]) for every request j; each row of ``h`` is decoded and
+        normalised once, however many requests read it."""
+        out = torch.empty(ids.shape[0], device=self.device, dtype=torch.float32)
+        for s in range(0, h.shape[0], LOGIT_ROWS):
+            logits = torch.addmm(self._b, h[s:s + LOGIT_ROWS], self._W.t())   # (r, V)
+            norm = torch.logsumexp(logits.float(), dim=1)
+            sel = ((rows >= s) & (rows < s + LOGIT_ROWS)).nonzero().squeeze(1)
+            local = rows[sel] - s
+            out[sel] = logits[local, ids[sel]].float() - norm[local]
         return out
 
     def word_pieces(self, word: str) -> list[str]:
