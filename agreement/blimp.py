@@ -40,7 +40,7 @@ from agreement.records import Item
 
 _FINAL_PUNCT = re.compile(r"^(.*?[^.?!])([.?!]+)$")
 #: fields our exporter adds so that a round trip restores the items
-_AGREE_FIELDS = ("agree_item_id", "agree_variant", "agree_construction", "agree_direction",
+AGREE_FIELDS = ("agree_item_id", "agree_variant", "agree_construction", "agree_direction",
                  "agree_perturbation", "agree_attractors", "agree_cue_index", "agree_number")
 
 
@@ -153,7 +153,7 @@ def _blimp_item(row: dict, path: Path, lineno: int) -> Item | None:
     pair_id = row.get("pairID", row.get("pair_id", lineno - 1))
     extra = {"paradigm": uid, "linguistics_term": row.get("linguistics_term", ""),
              "field": row.get("field", ""), "pair_id": str(pair_id)}
-    agree = {k: row[k] for k in _AGREE_FIELDS if k in row}
+    agree = {k: row[k] for k in AGREE_FIELDS if k in row}
     return pair_item(f"{uid}:{pair_id}", uid, row["sentence_good"], row["sentence_bad"],
                      target_ok=row.get("one_prefix_method", True) is not False, extra=extra,
                      agree=agree)

@@ -31,7 +31,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from agreement.blimp import PairSkips, _AGREE_FIELDS, join_words, pair_item
+from agreement.blimp import PairSkips, AGREE_FIELDS, join_words, pair_item
 from agreement.errors import AgreeError
 from agreement.records import Item
 
@@ -95,7 +95,7 @@ def _item(row: dict, path: Path, n: int) -> Item | None:
     extra = {k: row[k] for k in ("lang", "phenomenon", "grammatical_feature",
                                   "ungrammatical_feature", "verb", "wrong_verb", "child", "head")
              if row.get(k)}
-    agree = {k: row[k] for k in _AGREE_FIELDS if row.get(k) not in (None, "")}
+    agree = {k: row[k] for k in AGREE_FIELDS if row.get(k) not in (None, "")}
     number = row.get("grammatical_feature") or "_"
     agree.setdefault("agree_number", number)
     return pair_item(f"{path.stem}:{n}", construction, row["sen"], row["wrong_sen"],
@@ -107,7 +107,7 @@ def write_multiblimp(items: Iterable[Item], path: str | os.PathLike, condition_o
     """Write ``items`` to one MultiBLiMP-style TSV; returns the rows written.
     ``phenomenon`` is the construction plus the condition (``NOUN VERB VERB/nonce``)."""
     n = 0
-    header = COLUMNS + _AGREE_FIELDS
+    header = COLUMNS + AGREE_FIELDS
     with open(path, "w", encoding="utf-8", newline="") as fh:
         fh.write("\t".join(header) + "\n")
         for it in items:

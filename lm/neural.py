@@ -52,6 +52,7 @@ import torch
 
 from lm.base import Scorer, register
 from lm.errors import LMError
+from lm.neural_sentence import SentenceScoring
 from lm.subword import EOS, SPM_FILE, UNK, SubwordVocab
 
 WEIGHTS_FILE = "model.pt"
@@ -78,7 +79,7 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
         raise LMError(f"unknown device {device!r} (use auto, cpu or cuda)") from None
 
 
-class NeuralScorer(Scorer):
+class NeuralScorer(SentenceScoring, Scorer):
     """:class:`lm.base.Scorer` over a model with ``features(input, state)`` and ``decoder``.
 
     ``model``: ``features(LongTensor (B,T), state) -> (h (B,T,H), state)`` and
@@ -86,6 +87,9 @@ class NeuralScorer(Scorer):
     ``subword``: a :class:`lm.subword.SubwordVocab` for sentencepiece models,
     None for word models.
     """
+
+    #: rows of the (rows, V) logits block computed at once
+    logit_rows = LOGIT_ROWS
 
     def __init__(self, model: torch.nn.Module, vocab: Sequence[str], *, kind: str,
                  subword: SubwordVocab | None = None, device: str | torch.device = "auto",
@@ -162,69 +166,6 @@ class NeuralScorer(Scorer):
                                    device=self.device)
                 out = self._candidate_logprob(h, ids)
         return out.double().cpu().numpy()
-
-    def word_logprobs(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
-        """Per word, natural-log P(word | <eos>, words before): one pass per sentence,
-        batched and packed like :meth:`logprob` (so a batch never changes a score).
-
-        Subword models: a word's score is the sum of its pieces' (no word-end factor:
-        the pieces of the whole sentence are scored, so per-word scores add up to
-        the sentence's log-probability, lm-evaluation-harness's convention). The state
-        is always fresh here (``carry_state`` applies to :meth:`logprob` only)."""
-        out = [np.zeros(0) for _ in sentences]
-        seqs, wanted, targets, owners, lengths = [], [], [], [], []
-        # A position's output depends only on the tokens up to it, so a context shared by
-        # several sentences (the prefix of a minimal pair's two sentences) is read out and
-        # normalised once: contexts are numbered as a trie, key (parent context, token).
-        contexts: dict[tuple[int, int], int] = {}
-        rows: list[int] = []
-        for i, words in enumerate(sentences):
-            pieces = [list(self.subword.word_ids(w)) if self.subword is not None
-                      else [self._word_id(w)] for w in words]
-            ids = [p for ps in pieces for p in ps]
-            if not ids:
-                continue
-            seq, new, parent = [self.eos_id] + ids, [], -1
-            for t in range(len(ids)):
-                key = (parent, seq[t])
-                if key not in contexts:
-                    contexts[key] = len(contexts)
-                    new.append(t)
-                parent = contexts[key]
-                rows.append(parent)
-            if new:
-                seqs.append(seq)
-                wanted.append(new)
-            targets += ids
-            owners.append(i)
-            lengths.append([len(ps) for ps in pieces])
-        if not owners:
-            return out
-        with torch.inference_mode():
-            h = self._hidden_at(seqs, wanted)                       # one row per context
-            flat = self._row_logprob(h, torch.tensor(rows, device=self.device),
-                                     torch.tensor(targets, device=self.device))
-            flat = flat.double().cpu().numpy()
-        start = 0
-        for i, counts in zip(owners, lengths):
-            n = sum(counts)
-            ends = np.cumsum([0] + counts)
-            piece = flat[start:start + n]
-            out[i] = np.array([piece[a:b].sum() for a, b in zip(ends[:-1], ends[1:])])
-            start += n
-        return out
-
-    def _row_logprob(self, h: torch.Tensor, rows: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-        """log P(ids[j] | h[rows[j]]) for every request j; each row of ``h`` is decoded and
-        normalised once, however many requests read it."""
-        out = torch.empty(ids.shape[0], device=self.device, dtype=torch.float32)
-        for s in range(0, h.shape[0], LOGIT_ROWS):
-            logits = torch.addmm(self._b, h[s:s + LOGIT_ROWS], self._W.t())   # (r, V)
-            norm = torch.logsumexp(logits.float(), dim=1)
-            sel = ((rows >= s) & (rows < s + LOGIT_ROWS)).nonzero().squeeze(1)
-            local = rows[sel] - s
-            out[sel] = logits[local, ids[sel]].float() - norm[local]
-        return out
 
     def word_pieces(self, word: str) -> list[str]:
         return self.subword.word_pieces(word) if self.subword is not None else [word]

@@ -73,9 +73,8 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     """
     from agreement.humans import HumanIndex, check_coverage, read_humans
     from agreement.outdir import atomic_output_dir, write_manifest
-    from agreement.papertab import detect_testset, load_testset
     from agreement.published import is_blimp_humans
-    from agreement.score import parse_model_specs, score_testsets, write_scored
+    from agreement.score import parse_model_specs, write_scored
     from agreement.summary import main_table, write_report
 
     sets, notes = _load_sets(testsets, fmt, method, quiet)
@@ -89,24 +88,14 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     specs = parse_model_specs(models)
     options = {k: v for k, v in (("batch_size", batch_size), ("device", device)) if v is not None}
     with atomic_output_dir(out) as tmp:
-        writer = _surprisal_writer(tmp, surprisal, units)
-        try:
-            scored = score_testsets(sets, specs, from_outputs=columns,
-                                    require_in_vocab=require_in_vocab, quiet=quiet, method=method,
-                                    on_words=writer.add if writer else None,
-                                    carry_state=carry_state, **options)
-        finally:
-            if writer:
-                writer.close()
+        scored, tokens_rows = _score(tmp, sets, specs, surprisal, units, from_outputs=columns,
+                                     require_in_vocab=require_in_vocab, quiet=quiet, method=method,
+                                     carry_state=carry_state, **options)
         rows = write_scored(tmp / "items.tsv", scored)
         extra = _published(humans if index is None else None, reference, scored)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed),
                                testsets=testsets, quiet=quiet, method=method, notes=notes, **extra)
-        inputs = [p for t in testsets for p in _input_files(detect_testset(t, fmt)[1])]
-        inputs += [s.directory for s in specs] + ([humans] if humans else [])
-        inputs += [reference] if reference else []
-        inputs = list(dict.fromkeys(str(p) for p in inputs))
-        write_manifest(tmp, "score", inputs, {
+        write_manifest(tmp, "score", _inputs(testsets, fmt, specs, humans, reference), {
             "testsets": testsets, "models": [f"{s.group}={s.directory}" for s in specs],
             "from_outputs": columns, "humans": humans, "require_in_vocab": require_in_vocab,
             "carry_state": carry_state, "batch_size": batch_size, "device": device, "seed": seed,
@@ -116,7 +105,7 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
                     "models": {m["name"]: {"items": m["items"], "oov_items": m["oov_items"]}
                                for m in summary["models"]},
                     "human_matched_items": (summary["humans"] or {}).get("matched_items"),
-                    "skipped": notes, "tokens_rows": writer.rows if writer else None},
+                    "skipped": notes, "tokens_rows": tokens_rows},
             conventions=_conventions(specs, method))
     click.echo(main_table(summary), nl=False)
     log(f"wrote {rows} scored rows and the summary to {out}", quiet)
@@ -151,10 +140,27 @@ def _load_sets(testsets, fmt: str, method: str, quiet: bool):
     return sets, notes
 
 
-def _surprisal_writer(tmp: Path, surprisal: bool, units: str):
+def _score(tmp: Path, sets, specs, surprisal: bool, units: str, **options):
+    """score_testsets, writing tokens.tsv into ``tmp`` with --surprisal; returns
+    (scored items, tokens.tsv rows or None)."""
+    from agreement.score import score_testsets
     from agreement.surprisal import TOKENS_FILE, SurprisalWriter
 
-    return SurprisalWriter(tmp / TOKENS_FILE, units) if surprisal else None
+    if not surprisal:
+        return score_testsets(sets, specs, **options), None
+    with SurprisalWriter(tmp / TOKENS_FILE, units) as writer:
+        scored = score_testsets(sets, specs, on_words=writer.add, **options)
+    return scored, writer.rows
+
+
+def _inputs(testsets, fmt: str, specs, humans, reference) -> list[str]:
+    """Every input file or directory, once, for the manifest."""
+    from agreement.papertab import detect_testset
+
+    inputs = [p for t in testsets for p in _input_files(detect_testset(t, fmt)[1])]
+    inputs += [s.directory for s in specs] + ([humans] if humans else [])
+    inputs += [reference] if reference else []
+    return list(dict.fromkeys(str(p) for p in inputs))
 
 
 def _published(humans, reference, scored) -> dict:
