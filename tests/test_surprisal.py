@@ -75,3 +75,11 @@ def test_bits_and_target_method(tmp_path, testset, count_models):
     assert {r["method"] for r in scored} == {"target"}
     r = run(testset, "--model", uni, "--units", "dB", "--out", tmp_path / "x")
     assert r.exit_code == 2 and "Invalid value for '--units'" in r.stderr
+
+
+def test_same_inputs_give_identical_files(tmp_path, testset, count_models):
+    args = [testset, "--model", count_models[0], "--method", "sentence", "--surprisal", "-q"]
+    for out in ("a", "b"):
+        assert run(*args, "--out", tmp_path / out).exit_code == 0
+    for name in ("tokens.tsv", "items.tsv", "summary.json", "summary.md", "accuracy_by_construction.png"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
