@@ -24,6 +24,7 @@ COMMANDS = {
     "train-lm": ("agreement.commands.train", "train_lm"),
     "score": ("agreement.commands.score", "score"),
     "perturb": ("agreement.commands.perturb", "perturb"),
+    "export": ("agreement.commands.export", "export"),
     "demo": ("agreement.commands.demo", "demo"),
 }
 
@@ -92,6 +93,7 @@ def cli():
       agree train-lm  corpus -> LSTM, transformer, 5-gram KN or unigram model
       agree score     test set + models (+ humans) -> tables and plots
       agree perturb   test set -> noisy variants for robustness curves
+      agree export    test set -> BLiMP jsonl / MultiBLiMP TSV minimal pairs
       agree demo      all of the above on a generated language, in minutes
 
     \b

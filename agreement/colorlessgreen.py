@@ -113,23 +113,99 @@ def read_colorlessgreen(path_prefix_or_dir: str | os.PathLike,
     ``pattern`` id, ``constr_id``, ``freq_correct``/``freq_wrong`` and ``text_target``."""
     prefix = _prefix(path_prefix_or_dir)
     paths = {s: Path(f"{prefix}{s}") for s in SUFFIXES}
-    for s in (".text", ".gold", ".tab"):
+    for s in (".text", ".gold"):
         if not paths[s].exists():
-            raise AgreeError(f"{paths[s]}: no such file (expected the paper's generated.text/.gold/.tab)")
+            raise AgreeError(f"{paths[s]}: no such file (expected the paper's generated.text/.gold "
+                             "and optionally .eval/.tab)")
     text = _lines(paths[".text"])
     gold = _lines(paths[".gold"])
+    evals = _lines(paths[".eval"]) if paths[".eval"].exists() else None
+    if not paths[".tab"].exists():
+        return read_gold_only(text, gold, evals, paths, features)
     with open(paths[".tab"], encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t")
         missing = [c for c in TAB_COLUMNS[:-1] if c not in (reader.fieldnames or [])]
         if missing:
             raise AgreeError(f"{paths['.tab']}:1: missing columns {', '.join(missing)}")
         tab = list(reader)
-    evals = _lines(paths[".eval"]) if paths[".eval"].exists() else None
     if len(gold) != len(text) or len(tab) != 2 * len(text) or (evals is not None and len(evals) != len(text)):
         raise AgreeError(f"{prefix}: row counts disagree (.text {len(text)}, .gold {len(gold)}, "
                          f".tab {len(tab)} = 2 per sentence{'' if evals is None else f', .eval {len(evals)}'})")
     return [_item(i, text[i], gold[i], tab[2 * i], tab[2 * i + 1], evals, paths, features)
             for i in range(len(text))]
+
+
+def read_gold_only(text: list[str], gold: list[str], evals: list[str] | None, paths: dict,
+                   features: Sequence[str] = ("Number",)) -> list[Item]:
+    """A ``.text/.gold(/.eval)`` set without ``.tab``: the paper's 12-column ``.gold``
+    (its Russian and Hebrew sets) or the Linzen et al. (2016) subset's 4-column one.
+
+    Without ``.tab`` the attractor count and punctuation flag of a 12-column set are
+    unknown (0 / False). A 4-column ``.gold`` row is: target index, correct form, wrong
+    form, number of attractors; its items are subject-verb pairs (construction
+    ``NOUN VERB``, cue unknown: index 0), ``item_id`` ``linzen:<row>``."""
+    if len(gold) != len(text) or (evals is not None and len(evals) != len(text)):
+        raise AgreeError(f"{paths['.gold'].with_suffix('')}: row counts disagree (.text {len(text)}, "
+                         f".gold {len(gold)}{'' if evals is None else f', .eval {len(evals)}'})")
+    out = []
+    for i, (line, g) in enumerate(zip(text, gold)):
+        fields = g.split("\t")
+        where = f"{paths['.gold']}:{i + 1}"
+        tokens = [w for w in line.split(" ") if w]
+        if tokens and tokens[-1] == EOS:
+            tokens = tokens[:-1]
+        if len(fields) == 12:
+            item = _gold12_item(fields, tokens, where, features)
+        elif len(fields) == 4:
+            item = _linzen_item(i, fields, tokens, where)
+        else:
+            raise AgreeError(f"{where}: expected 12 tab-separated fields (the paper's .gold) or 4 "
+                             f"(target index, correct, wrong, attractors), found {len(fields)}")
+        if evals is not None and evals[i].strip() != str(item.target_index):
+            raise AgreeError(f"{paths['.eval']}:{i + 1}: target index {evals[i]!r} differs from "
+                             f".gold's {item.target_index}")
+        out.append(item)
+    return out
+
+
+def _int(text: str, where: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise AgreeError(f"{where}: {what} {text!r} is not an integer") from None
+
+
+def _gold12_item(fields, tokens, where, features) -> Item:
+    pattern, cid, sid, t, tpos, tfeats, correct, wrong, lemma, c, cpos, _free = fields
+    cid, sid, t, c = (_int(v, where, w) for v, w in ((cid, "construction id"), (sid, "variant"),
+                                                       (t, "target index"), (c, "cue index")))
+    if not 0 <= c < t < len(tokens):
+        raise AgreeError(f"{where}: cue {c} / target {t} outside the sentence of {len(tokens)} words")
+    direction, pos_seq = (pattern.split("!") + [""])[:2]
+    pos, feats = ["_"] * len(tokens), ["_"] * len(tokens)
+    pos[c], pos[t], feats[t] = cpos, tpos, tfeats
+    text_target, tokens[t] = tokens[t], correct
+    tf = parse_feats(tfeats)
+    return Item(item_id=f"{direction}__{pos_seq}:{cid}", variant=sid,
+                construction=pos_seq.replace("_", " "), direction=direction, tokens=tuple(tokens),
+                pos=tuple(pos), feats=tuple(feats), correct=correct, wrong=wrong, lemma=lemma,
+                number=",".join(tf[f] for f in features if f in tf) or "_", cue_index=c,
+                target_index=t, attractors=0, punct=False,
+                perturbation="original" if sid == 0 else "nonce",
+                extra={"pattern": pattern, "constr_id": cid, "text_target": text_target})
+
+
+def _linzen_item(i, fields, tokens, where) -> Item:
+    t = _int(fields[0], where, "target index")
+    attractors = _int(fields[3], where, "number of attractors")
+    if not 0 < t < len(tokens):
+        raise AgreeError(f"{where}: target {t} outside the sentence of {len(tokens)} words")
+    text_target, tokens[t] = tokens[t], fields[1]
+    return Item(item_id=f"linzen:{i + 1}", variant=0, construction="NOUN VERB", direction="L",
+                tokens=tuple(tokens), pos=("_",) * len(tokens), feats=("_",) * len(tokens),
+                correct=fields[1], wrong=fields[2], lemma="_", number="_", cue_index=0,
+                target_index=t, attractors=attractors, punct=False, perturbation="original",
+                extra={"text_target": text_target})
 
 
 def _lines(path: Path) -> list[str]:

@@ -13,7 +13,14 @@ A TESTSET argument of ``agree score`` is one of (:func:`detect_testset`):
 ``items``           our ``items.tsv`` or a directory holding one;
 ``colorlessgreen``  the paper's ``generated.{text,gold,eval}`` set (a directory, a path
                     prefix such as ``.../generated``, or one of those files);
-``paper-tab``       a paper ``.tab`` file (``generated.tab`` or an evaluation output).
+``paper-tab``       a paper ``.tab`` file (``generated.tab`` or an evaluation output);
+``blimp``           BLiMP ``.jsonl`` paradigms (a file or a directory of them,
+                    :mod:`agreement.blimp`);
+``multiblimp``      MultiBLiMP ``.tsv`` files (a file or a directory, :mod:`agreement.multiblimp`).
+
+The ``colorlessgreen`` kind covers every set the paper released: with or without
+``.tab`` (Russian, Hebrew), and the Linzen et al. (2016) subset with its 4-column ``.gold``.
+``--format`` names the kind instead of detecting it (:data:`FORMATS`).
 """
 from __future__ import annotations
 
@@ -34,6 +41,8 @@ _REQUIRED = ("pattern", "constr_id", "sent_id", "form", "class", "type", "prefix
 #: Name of the pseudo-model made from the ``freq`` column (the paper's unigram baseline).
 FREQ_MODEL = "unigram[freq]"
 _GENERATED = ("generated.text", "generated.gold", "generated.eval")
+#: the values of ``agree score --format`` (``auto``: detect)
+FORMATS = ("auto", "items", "colorlessgreen", "paper-tab", "blimp", "multiblimp")
 
 
 @dataclass(frozen=True)
@@ -169,12 +178,14 @@ class TestSet:
     kind   ``items``, ``colorlessgreen`` or ``paper-tab``
     items  its items
     table  the parsed .tab for ``paper-tab`` (model columns, ``freq``), else None
+    notes  what the reader skipped and why (for stderr and summary.md)
     """
     __test__ = False  # not a pytest class
     label: str
     kind: str
     items: tuple[Item, ...]
     table: PaperTable | None = None
+    notes: tuple[str, ...] = ()
 
 
 def _first_line(path: Path) -> str:
@@ -185,9 +196,30 @@ def _first_line(path: Path) -> str:
         return ""
 
 
-def detect_testset(path: str | os.PathLike) -> tuple[str, Path]:
-    """Which kind of test set ``path`` is, and the path to hand to its reader."""
+def detect_testset(path: str | os.PathLike, fmt: str = "auto") -> tuple[str, Path]:
+    """Which kind of test set ``path`` is, and the path to hand to its reader
+    (``fmt``: one of :data:`FORMATS`; ``auto`` detects)."""
+    from agreement.blimp import looks_like_blimp
+    from agreement.multiblimp import looks_like_multiblimp
+
     path = Path(path)
+    if fmt not in FORMATS:
+        raise AgreeError(f"unknown test-set format {fmt!r} (known: {', '.join(FORMATS)})")
+    if fmt in ("blimp", "multiblimp"):
+        if not path.exists():
+            raise AgreeError(f"{path}: no such file or directory")
+        return fmt, path
+    if fmt == "paper-tab":
+        return fmt, path
+    if fmt == "items":
+        return fmt, (path / ITEMS_FILE if path.is_dir() else path)
+    if fmt == "colorlessgreen":
+        return fmt, (path / "generated" if path.is_dir() else
+                     path.with_suffix("") if path.suffix in (".text", ".gold", ".eval", ".tab") else path)
+    if looks_like_blimp(path):
+        return "blimp", path
+    if looks_like_multiblimp(path):
+        return "multiblimp", path
     if path.is_dir():
         if (path / ITEMS_FILE).is_file():
             return "items", path / ITEMS_FILE
@@ -199,18 +231,27 @@ def detect_testset(path: str | os.PathLike) -> tuple[str, Path]:
             return "items", path
         if header[:3] == ["pattern", "constr_id", "sent_id"]:
             return "paper-tab", path
-        if path.name in _GENERATED:
+        if path.name in _GENERATED or (path.suffix in (".text", ".gold", ".eval")
+                                       and path.with_suffix(".gold").is_file()):
             return "colorlessgreen", path.with_suffix("")
     elif path.with_name(path.name + ".gold").is_file():
         return "colorlessgreen", path
     raise AgreeError(f"{path}: not a test set (expected an items.tsv or a directory holding one, "
-                     "the paper's generated.text/.gold/.eval set, or a paper .tab file)")
+                     "the paper's generated.text/.gold/.eval set, a paper .tab file, BLiMP .jsonl "
+                     "or MultiBLiMP .tsv files)")
 
 
 @names_undecodable
-def load_testset(path: str | os.PathLike) -> TestSet:
-    """Detect and read one TESTSET argument."""
-    kind, target = detect_testset(path)
+def load_testset(path: str | os.PathLike, fmt: str = "auto") -> TestSet:
+    """Detect (or take ``fmt``) and read one TESTSET argument."""
+    kind, target = detect_testset(path, fmt)
+    if kind in ("blimp", "multiblimp"):
+        from agreement.blimp import PairSkips, read_blimp
+        from agreement.multiblimp import read_multiblimp
+
+        skips = PairSkips()
+        items = (read_blimp if kind == "blimp" else read_multiblimp)(target, skips)
+        return TestSet(str(path), kind, tuple(items), notes=tuple(f"{path}: {n}" for n in skips.notes()))
     if kind == "items":
         return TestSet(str(path), kind, tuple(read_items(target)))
     if kind == "paper-tab":

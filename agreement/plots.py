@@ -25,13 +25,16 @@ _DPI = 100
 
 
 def _labels(summary: dict) -> list[str]:
-    return [g["group"] for g in summary["groups"]] + ([HUMANS] if summary.get("humans") else [])
+    labels = [g["group"] for g in summary["groups"]] + ([HUMANS] if summary.get("humans") else [])
+    return labels + list((summary.get("reference") or {}).get("labels", []))
 
 
 def _cells(summary: dict, by: str) -> dict:
     rows = [r for r in summary["accuracy"] if r["by"] == by]
     if summary.get("humans"):
         rows += [r for r in summary["humans"]["rows"] if r["by"] == by]
+    if summary.get("reference"):  # published per-paradigm figures (agreement.published)
+        rows += [r for r in summary["reference"]["rows"] if r["by"] == by]
     return {(r["group"], r["condition"], r["value"]): r for r in rows}
 
 

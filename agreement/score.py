@@ -10,6 +10,15 @@ a form over itself).
 Several models of one kind (e.g. five seeds) share a *group* label; the report
 gives each group's mean and standard deviation, as the paper does for its five
 best models.
+
+Two methods (``method``): ``target`` (the paper's: the two forms after the shared
+prefix, :meth:`lm.base.Scorer.score_targets`) and ``sentence`` (BLiMP's and
+lm-evaluation-harness's ``acc``: natural-log P of the whole correct sentence
+against the whole wrong one, :meth:`lm.base.Scorer.word_logprobs` summed; for our
+items the wrong sentence is the correct one with the wrong form at the target).
+Pairs whose sentences differ in more than one word (``item.extra["target_ok"]``
+False, from BLiMP / MultiBLiMP) are usable only with ``sentence``:
+:func:`split_for_method` leaves them out of ``target`` and counts them.
 """
 from __future__ import annotations
 
@@ -18,7 +27,9 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
 
 from agreement.errors import AgreeError
 from agreement.records import Item
@@ -26,7 +37,9 @@ from lm.base import TargetQuery
 
 #: Columns of the scored ``items.tsv`` (CONTRACTS.md), then two of ours.
 SCORED_COLUMNS = ("item_id", "variant", "perturbation", "construction", "attractors", "model",
-                  "logp_correct", "logp_wrong", "correct", "oov", "group", "testset")
+                  "logp_correct", "logp_wrong", "correct", "oov", "group", "testset", "method")
+#: the scoring methods (see the module docstring)
+METHODS = ("target", "sentence")
 #: config.json keys that, beside ``kind``, tell model families apart in a default
 #: group label (a seed is deliberately not among them: seeds are what a group averages).
 _GROUP_KEYS = ("arch", "size", "layers", "hidden", "order")
@@ -40,10 +53,13 @@ class ScoredItem:
     model         unique model name (directory name, or the .tab column)
     group         aggregation label; models of one group are averaged
     kind          backend kind: ``lstm``, ``transformer``, ``kn5``, ``unigram``
-    logp_correct  natural-log P(correct form | prefix)
-    logp_wrong    natural-log P(wrong form | prefix)
-    oov           a word of the prefix or either form is out of the model's vocabulary
+    logp_correct  natural-log P(correct form | prefix) (method ``sentence``: of the
+                  whole correct sentence)
+    logp_wrong    natural-log P(wrong form | prefix) (``sentence``: the wrong sentence)
+    oov           a word the method reads (prefix and both forms; ``sentence``: both
+                  whole sentences) is out of the model's vocabulary
     testset       the TESTSET argument the item came from
+    method        ``target`` or ``sentence``
     """
     item: Item
     model: str
@@ -53,6 +69,7 @@ class ScoredItem:
     logp_wrong: float
     oov: bool = False
     testset: str = ""
+    method: str = "target"
 
     @property
     def correct(self) -> bool:
@@ -170,11 +187,15 @@ def load_scorers(specs: Sequence[ModelSpec], **options):
 
 def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: bool = False,
                 quiet: bool = False, groups: Mapping[str, str] | None = None,
-                chunk_size: int = 1024, testsets: Sequence[str] | None = None) -> list[ScoredItem]:
+                chunk_size: int = 1024, testsets: Sequence[str] | None = None,
+                method: str = "target", on_words: Callable | None = None) -> list[ScoredItem]:
     """Score every item with every scorer; returns model-major ``ScoredItem`` records.
 
     ``groups`` maps scorer name -> group label (default: the scorer's kind);
     ``testsets`` gives each item's TESTSET label (aligned with ``items``).
+    ``method``: ``target`` or ``sentence`` (module docstring). ``on_words(scorer,
+    items, testsets, good, bad)``, when given, receives each chunk's per-word
+    natural-log probabilities of the correct and the wrong sentences (``--surprisal``).
     With ``require_in_vocab`` only items that every scorer fully covers are scored,
     so that all models are compared on the same items. Raises :class:`AgreeError`
     when a scorer knows none of the test set's target forms (wrong language or
@@ -182,10 +203,12 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
     """
     from tqdm import tqdm
 
+    if method not in METHODS:
+        raise AgreeError(f"unknown scoring method {method!r} (known: {', '.join(METHODS)})")
     items = list(items)
     testsets = list(testsets) if testsets is not None else [""] * len(items)
     groups = dict(groups or {})
-    oov = {s.name: _oov_flags(items, s) for s in scorers}
+    oov = {s.name: _oov_flags(items, s, method) for s in scorers}
     if require_in_vocab and scorers:
         keep = [i for i in range(len(items)) if not any(oov[s.name][i] for s in scorers)]
         if not keep:
@@ -199,17 +222,60 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
         bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item", disable=quiet)
         for start in range(0, len(items), chunk_size):
             batch = items[start:start + chunk_size]
-            logp = scorer.score_targets([target_query(it) for it in batch])
-            if getattr(logp, "shape", None) != (len(batch), 2):
-                raise AgreeError(f"model {scorer.name}: scorer returned shape "
-                                 f"{getattr(logp, 'shape', None)}, expected {(len(batch), 2)}")
+            logp = _score_chunk(scorer, batch, method, on_words, testsets[start:start + chunk_size])
             for j, it in enumerate(batch):
                 out.append(ScoredItem(it, scorer.name, group, scorer.kind, float(logp[j, 0]),
                                       float(logp[j, 1]), oov[scorer.name][start + j],
-                                      testsets[start + j]))
+                                      testsets[start + j], method))
             bar.update(len(batch))
         bar.close()
     return out
+
+
+def _score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) -> np.ndarray:
+    """(n, 2) natural-log scores of one chunk: targets, or whole sentences."""
+    if method == "sentence" or on_words is not None:
+        pairs = [sentence_pair(it) for it in batch]
+        words = scorer.word_logprobs([g for g, _ in pairs] + [b for _, b in pairs])
+        good, bad = words[:len(batch)], words[len(batch):]
+        if on_words is not None:
+            on_words(scorer, batch, labels, good, bad)
+    if method == "sentence":
+        # the sum of the per-word log-probabilities is the sentence's (lm.base.Scorer)
+        return np.array([[float(np.sum(g)), float(np.sum(b))] for g, b in zip(good, bad)],
+                        dtype=np.float64).reshape(len(batch), 2)
+    logp = scorer.score_targets([target_query(it) for it in batch])
+    if getattr(logp, "shape", None) != (len(batch), 2):
+        raise AgreeError(f"model {scorer.name}: scorer returned shape "
+                         f"{getattr(logp, 'shape', None)}, expected {(len(batch), 2)}")
+    return logp
+
+
+def sentence_pair(item: Item) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The whole correct and wrong sentences of an item (words): the wrong one kept by a
+    minimal-pair reader (``extra["wrong_tokens"]``), else the correct one with the wrong
+    form at the target."""
+    good = target_query(item).words
+    bad = item.extra.get("wrong_tokens")
+    if bad is None:
+        bad = list(good)
+        bad[item.target_index] = item.wrong
+    return tuple(good), tuple(bad)
+
+
+def target_usable(item: Item) -> bool:
+    """Whether the target method applies: the pair differs in exactly one word (and, for
+    BLiMP, the paradigm allows the one-prefix method)."""
+    return bool(item.extra.get("target_ok", True))
+
+
+def split_for_method(items: Sequence[Item], method: str) -> tuple[list[Item], int]:
+    """(items the method can score, how many it cannot): ``target`` skips pairs that are
+    usable only with ``sentence``."""
+    if method != "target":
+        return list(items), 0
+    kept = [it for it in items if target_usable(it)]
+    return kept, len(items) - len(kept)
 
 
 def target_query(item: Item) -> TargetQuery:
@@ -223,7 +289,8 @@ def target_query(item: Item) -> TargetQuery:
 
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
-                   quiet: bool = False, **load_options) -> list[ScoredItem]:
+                   quiet: bool = False, method: str = "target", on_words: Callable | None = None,
+                   **load_options) -> list[ScoredItem]:
     """Score loaded test sets (``agreement.papertab.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
@@ -242,7 +309,8 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     scorers = load_scorers(specs, **load_options)
     try:
         scored = score_items(items, scorers, require_in_vocab=require_in_vocab, quiet=quiet,
-                             groups={s.name: s.group for s in specs}, testsets=labels)
+                             groups={s.name: s.group for s in specs}, testsets=labels,
+                             method=method, on_words=on_words)
     finally:
         for scorer in scorers:
             scorer.close()
@@ -251,9 +319,12 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
         if from_outputs and ts.table is None:
             raise AgreeError(f"--from-outputs needs a paper .tab file with model columns; "
                              f"{ts.label} is not one ({ts.kind} test set)")
+        if from_outputs and method != "target":
+            raise AgreeError(f"{ts.label}: a paper .tab's model columns are target-method scores; "
+                             "use --method target with --from-outputs")
         for column in from_outputs:
             extra += scores_from_column(ts.table, column, ts.label)
-        if ts.table is not None:
+        if ts.table is not None and method == "target":  # freq is a target-method baseline
             extra += freq_baseline(ts.table, ts.label)
     if require_in_vocab and scorers:  # outputs join the models on the items they kept
         kept = {s.key for s in scored}
@@ -263,9 +334,10 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     return extra + scored
 
 
-def _oov_flags(items: Sequence[Item], scorer) -> list[bool]:
-    """Per item: does the prefix or either form contain a word the scorer lacks?
-    Also checks that the scorer knows at least one target form at all."""
+def _oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[bool]:
+    """Per item: does the prefix or either form (``sentence``: either whole sentence)
+    contain a word the scorer lacks? Also checks that the scorer knows at least one
+    target form at all."""
     known: dict[str, bool] = {}
 
     def iv(word: str) -> bool:
@@ -273,7 +345,11 @@ def _oov_flags(items: Sequence[Item], scorer) -> list[bool]:
             known[word] = bool(scorer.in_vocab(word))
         return known[word]
 
-    flags = [not (all(iv(w) for w in it.prefix) and iv(it.correct) and iv(it.wrong)) for it in items]
+    if method == "sentence":
+        flags = [not all(iv(w) for pair in sentence_pair(it) for w in pair) for it in items]
+    else:
+        flags = [not (all(iv(w) for w in it.prefix) and iv(it.correct) and iv(it.wrong))
+                 for it in items]
     targets = sorted({w for it in items for w in (it.correct, it.wrong)})
     if targets and not any(iv(w) for w in targets):
         raise AgreeError(f"model {scorer.name} knows none of the {len(targets)} target forms of the "
@@ -307,7 +383,7 @@ def write_scored(path: str | os.PathLike, scored: Iterable[ScoredItem]) -> int:
             it = s.item
             row = (it.item_id, str(it.variant), it.perturbation, it.construction, str(it.attractors),
                    s.model, _fmt(s.logp_correct), _fmt(s.logp_wrong), "1" if s.correct else "0",
-                   "1" if s.oov else "0", s.group, s.testset)
+                   "1" if s.oov else "0", s.group, s.testset, s.method)
             fh.write("\t".join(row) + "\n")
             n += 1
     return n

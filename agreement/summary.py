@@ -148,6 +148,8 @@ def _rows(summary: dict, by: str, *, humans: bool = True) -> list[dict]:
     rows = [r for r in summary["accuracy"] if r["by"] == by]
     if humans and summary.get("humans"):
         rows += [r for r in summary["humans"]["rows"] if r["by"] == by]
+    if summary.get("reference"):  # published figures (agreement.published), not computed here
+        rows += [r for r in summary["reference"]["rows"] if r["by"] == by]
     return rows
 
 
@@ -164,7 +166,8 @@ def _fmt(r: dict | None, ci: bool = False) -> str:
 
 def _labels(summary: dict) -> list[str]:
     labels = [g["group"] for g in summary["groups"]]
-    return labels + ([HUMANS] if summary.get("humans") else [])
+    labels += [HUMANS] if summary.get("humans") else []
+    return labels + list((summary.get("reference") or {}).get("labels", []))
 
 
 def main_table(summary: dict) -> str:
@@ -175,6 +178,7 @@ def main_table(summary: dict) -> str:
     kinds = {g["group"]: (g["kind"] + (" (baseline)" if g["baseline"] else ""), len(g["models"]))
              for g in summary["groups"]}
     kinds[HUMANS] = ("humans", "-")
+    kinds.update({label: ("published", "-") for label in (summary.get("reference") or {}).get("labels", [])})
     lines = ["\t".join(["model", "kind", "models", *conds])]
     for label in _labels(summary):
         kind, n = kinds[label]
@@ -193,6 +197,7 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
     out = ["# Agreement accuracy", ""]
     if testsets:
         out += ["Test sets: " + ", ".join(f"`{t}`" for t in testsets), ""]
+    out += _method_lines(summary)
     out += ["Accuracy in % (items where P(correct form) > P(wrong form); a tie is wrong). "
             "`a ± b`: mean and standard deviation over the models of a group. "
             f"[lo, hi]: 95% bootstrap interval over items ({summary['bootstrap']['resamples']} resamples). "
@@ -229,7 +234,7 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
                          [[t["condition"], t["model_a"], t["model_b"], str(t["n"]), f"{t['accuracy_a']:.1f}",
                            f"{t['accuracy_b']:.1f}", str(t["only_a"]), str(t["only_b"]), f"{t['p_value']:.3g}"]
                           for t in summary["paired_tests"]])
-    if summary.get("humans"):
+    if summary.get("humans") and not summary["humans"].get("per_paradigm"):
         h = summary["humans"]
         out += ["## Models and humans, item by item", "",
                 f"{h['judgments']} judged items in the human file; {h['matched_items']} of the scored items matched. "
@@ -247,6 +252,27 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
     return "\n".join(out)
 
 
+def _method_lines(summary: dict) -> list[str]:
+    """The scoring method, skipped pairs and the sources of per-paradigm figures."""
+    out = []
+    method = summary.get("method")
+    if method == "sentence":
+        out += ["Method: sentence: natural-log P(correct sentence) > P(wrong sentence), the sum "
+                "over all its words after each model's sentence-start symbol, no end symbol "
+                "(BLiMP, lm-evaluation-harness `acc`).", ""]
+    elif method == "target":
+        out += ["Method: target: natural-log P(correct form | prefix) > P(wrong form | prefix).", ""]
+    out += [f"Note: {n}" for n in summary.get("notes", [])] + ([""] if summary.get("notes") else [])
+    h = summary.get("humans") or {}
+    if h.get("per_paradigm"):
+        out += [f"Humans: per-paradigm share of raters agreeing with the label, from `{h['source']}` "
+                f"({h['matched_paradigms']} paradigms matched; no interval).", ""]
+    if summary.get("reference"):
+        out += [f"Columns marked (published): accuracies published in `{summary['reference']['source']}`, "
+                "not computed here; their `all` row is the mean over the matched paradigms.", ""]
+    return out
+
+
 def _num(x, digits: int = 3) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
@@ -257,7 +283,9 @@ def dumps(summary: dict) -> str:
 
 
 def write_report(directory, scored: Sequence[ScoredItem], *, humans: HumanIndex | None,
-                 rng: np.random.Generator, testsets: Sequence[str] = (), quiet: bool = True) -> dict:
+                 rng: np.random.Generator, testsets: Sequence[str] = (), quiet: bool = True,
+                 method: str | None = None, notes: Sequence[str] = (),
+                 paradigm_humans: dict | None = None, reference: dict | None = None) -> dict:
     """Write ``summary.json``, ``summary.md`` and the PNG plots into ``directory``;
     with perturbed items (``aspect:severity``) also the robustness table and plot when
     ``agreement.robustness`` is installed. Returns the summary dict."""
@@ -269,6 +297,15 @@ def write_report(directory, scored: Sequence[ScoredItem], *, humans: HumanIndex 
     directory = Path(directory)
     summary = build_summary(scored, humans=humans, rng=rng)
     summary["testsets"] = list(testsets)
+    # method, reader notes and per-paradigm figures from elsewhere (agreement.published)
+    if method is not None:
+        summary["method"] = method
+    if notes:
+        summary["notes"] = list(notes)
+    if paradigm_humans is not None:
+        summary["humans"] = paradigm_humans
+    if reference is not None:
+        summary["reference"] = reference
     plots.plot_by_construction(summary, directory / "accuracy_by_construction.png")
     plots.plot_by_attractors(summary, directory / "accuracy_by_attractors.png")
     if humans is not None:

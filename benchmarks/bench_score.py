@@ -17,6 +17,10 @@ trained on the test sentences themselves. FLOP counts are of useful work only
 (real tokens, no padding): per token 2 x (weights of the network body), per
 prediction 2 x (decoder weights); the transformer's attention is not counted.
 
+The sentence method (``--method sentence``: the whole correct and wrong sentences,
+``word_logprobs`` summed) is timed too, for every backend, against its own naive
+baseline for the LSTM: each sentence alone, full log-softmax at every position.
+
 Usage: ``.venv/bin/python benchmarks/bench_score.py [--quick] [--threads N]``.
 On 2 CPU cores the full run takes about 5 minutes, nearly all of it the naive
 baseline over all 1,190 items (``--naive-items N`` times it on the first N);
@@ -144,6 +148,49 @@ def time_scorer(scorer, items) -> float:
     return time.perf_counter() - t, out
 
 
+def sentence_pairs(items):
+    """(correct sentence, wrong sentence) words of each item, <eos> dropped."""
+    pairs = []
+    for prefix, (good, bad), sent in items:
+        words = [w for w in sent if w != "<eos>"]
+        g, b = list(words), list(words)
+        if len(prefix) < len(g):
+            g[len(prefix)], b[len(prefix)] = good, bad
+        pairs.append((g, b))
+    return pairs
+
+
+def time_sentence(scorer, items) -> tuple[float, list]:
+    """Seconds for the sentence method over ``items`` (both sentences of each), and the
+    (n, 2) sums."""
+    pairs = sentence_pairs(items)
+    flat = [g for g, b in pairs] + [b for g, b in pairs]
+    scorer.word_logprobs(flat[:32])  # warm-up
+    _sync(getattr(scorer, "device", torch.device("cpu")))
+    t = time.perf_counter()
+    words = scorer.word_logprobs(flat)
+    _sync(getattr(scorer, "device", torch.device("cpu")))
+    dt = time.perf_counter() - t
+    n = len(pairs)
+    return dt, [[float(words[i].sum()), float(words[n + i].sum())] for i in range(n)]
+
+
+def naive_sentence(model, index, items, device) -> tuple[float, list]:
+    """Each sentence alone, full log-softmax at every position, summed."""
+    unk, out = index["<unk>"], []
+    t = time.perf_counter()
+    with torch.inference_mode():
+        for pair in sentence_pairs(items):
+            row = []
+            for words in pair:
+                ids = [index["<eos>"]] + [index.get(w, unk) for w in words]
+                h, _ = model.features(torch.tensor([ids], device=device))
+                logp = torch.log_softmax(model.decoder(h[0, :-1]), dim=-1)
+                row.append(logp.gather(1, torch.tensor(ids[1:], device=device)[:, None]).sum().item())
+            out.append(row)
+    return time.perf_counter() - t, out
+
+
 def naive(model, index, items, device) -> tuple[float, list]:
     """The released code's way: whole sentence, batch of one, full log-softmax everywhere."""
     unk, out = index["<unk>"], []
@@ -185,7 +232,9 @@ def other_backends(tmp: Path, items, vocab) -> list[tuple[str, float | None, str
             out = tmp / kind
             train(corpus, out, **({"quiet": True} if kind == "kn5" else {}))
             dt, _ = time_scorer(load_model(out), items)
-            results.append((kind, len(items) / dt, "trained on the test sentences"))
+            results.append((kind, len(items) / dt, "target method, trained on the test sentences"))
+            sdt, _ = time_sentence(load_model(out), items)
+            results.append((f"{kind} sentence", len(items) / sdt, "sentence method, two sentences an item"))
         except Exception as e:  # noqa: BLE001 - a missing backend must not stop the benchmark
             results.append((kind, None, f"skipped: {type(e).__name__}: {e}"))
     return results
@@ -250,6 +299,15 @@ def main() -> None:
               f"{nflops / ndt / 1e9:.1f} GFLOP/s; work ratio naive/efficient "
               f"{nflops / n_naive / (useful / len(items)):.1f}; max |difference| {diff:.1e}")
 
+        sdt, sfast = time_sentence(scorer, items)
+        srate = len(items) / sdt
+        nsdt, sslow = naive_sentence(model, index, naive_items, device)
+        spicked = [sfast[i * len(items) // n_naive] for i in range(n_naive)]
+        sdiff = max(abs(a - b) for r, q in zip(spicked, sslow) for a, b in zip(r, q))
+        print(f"lstm sentence method: {srate:.1f} items/s (two whole sentences an item), "
+              f"naive one sentence at a time {n_naive / nsdt:.2f} items/s: "
+              f"{srate / (n_naive / nsdt):.1f}x; max |difference| {sdiff:.1e}")
+
         tf_fields = ({"emb_size": 256, "hidden_size": 256, "layers": 2, "heads": 4}
                      if args.quick else
                      {"emb_size": 512, "hidden_size": 512, "layers": 6, "heads": 8})
@@ -258,6 +316,8 @@ def main() -> None:
         tdt, _ = time_scorer(tf, items)
         print(f"ratio: {rate / naive_rate:.1f}x naive (target >= 20x)")
         print(f"transformer {tf_fields}: {len(items) / tdt:.1f} items/s")
+        tsdt, _ = time_sentence(tf, items)
+        print(f"transformer sentence method: {len(items) / tsdt:.1f} items/s")
         for kind, r, note in other_backends(tmp, items, vocab):
             print(f"{kind}: {r:.1f} items/s ({note})" if r else f"{kind}: {note}")
     print(f"score: {rate:.0f} items/s, {rate / naive_rate:.1f}x naive")

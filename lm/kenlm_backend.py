@@ -184,6 +184,22 @@ class KenLMScorer(Scorer):
                 out[i, j] = self.model.BaseScore(state, self._map(word), scratch) * LN10
         return out
 
+    def word_logprobs(self, sentences) -> list[np.ndarray]:
+        """Per word, natural-log P(word | <s>, words before): KenLM's ``full_scores``
+        with ``bos=True, eos=False`` (no ``</s>`` scored, as lm-evaluation-harness does
+        for BLiMP), log10 converted here. Unknown words are scored as UNK."""
+        out = []
+        for words in sentences:
+            mapped = " ".join(self._map(w) for w in words)
+            scores = self.model.full_scores(mapped, bos=True, eos=False) if words else ()
+            out.append(np.fromiter((lp * LN10 for lp, _, _ in scores), dtype=np.float64,
+                                   count=len(words)))
+        return out
+
+    def conventions(self) -> dict:
+        return {**super().conventions(), "sentence_start": "<s> (KenLM bos=True)",
+                "sentence_end": "</s> not scored (eos=False)", "log_base": "log10 * ln 10"}
+
     def perplexity(self, path: Path) -> tuple[float, int]:
         """exp of the mean negative natural-log probability per token of ``path``
         (one sentence a line, ``</s>`` counted, unknown-word targets excluded)."""

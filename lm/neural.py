@@ -52,6 +52,7 @@ import torch
 
 from lm.base import Scorer, register
 from lm.errors import LMError
+from lm.neural_sentence import SentenceScoring
 from lm.subword import EOS, SPM_FILE, UNK, SubwordVocab
 
 WEIGHTS_FILE = "model.pt"
@@ -78,7 +79,7 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
         raise LMError(f"unknown device {device!r} (use auto, cpu or cuda)") from None
 
 
-class NeuralScorer(Scorer):
+class NeuralScorer(SentenceScoring, Scorer):
     """:class:`lm.base.Scorer` over a model with ``features(input, state)`` and ``decoder``.
 
     ``model``: ``features(LongTensor (B,T), state) -> (h (B,T,H), state)`` and
@@ -86,6 +87,9 @@ class NeuralScorer(Scorer):
     ``subword``: a :class:`lm.subword.SubwordVocab` for sentencepiece models,
     None for word models.
     """
+
+    #: rows of the (rows, V) logits block computed at once
+    logit_rows = LOGIT_ROWS
 
     def __init__(self, model: torch.nn.Module, vocab: Sequence[str], *, kind: str,
                  subword: SubwordVocab | None = None, device: str | torch.device = "auto",
@@ -162,6 +166,14 @@ class NeuralScorer(Scorer):
                                    device=self.device)
                 out = self._candidate_logprob(h, ids)
         return out.double().cpu().numpy()
+
+    def word_pieces(self, word: str) -> list[str]:
+        return self.subword.word_pieces(word) if self.subword is not None else [word]
+
+    def conventions(self) -> dict:
+        return {**super().conventions(), "sentence_start": "<eos> (the training boundary)",
+                "subword": "sentencepiece; target: pieces x word-end factor; sentence: sum of "
+                           "pieces" if self.subword is not None else "none (word-level)"}
 
     # ---- hidden vectors ----------------------------------------------------
     def _hidden_at(self, seqs: list[list[int]], wanted: list[list[int]]) -> torch.Tensor:

@@ -108,6 +108,17 @@ class UnigramScorer(Scorer):
                 out[i, j] = self.logp[self.index.get(w, 1)]
         return out
 
+    def word_logprobs(self, sentences) -> list[np.ndarray]:
+        """Per word, its smoothed frequency (context, BOS and EOS play no part: a
+        sentence's log-probability is the sum of its words' unigram log-probabilities)."""
+        logp, index = self.logp, self.index
+        return [np.array([logp[index.get(w, 1)] for w in words], dtype=np.float64)
+                for words in sentences]
+
+    def conventions(self) -> dict:
+        return {**super().conventions(), "context": "none (unigram)",
+                "sentence_start": "not used", "sentence_end": "not scored"}
+
     def in_vocab(self, word: str) -> bool:
         return self.index.get(word, 1) > 1  # <eos> and <unk> are not words
 

@@ -108,7 +108,7 @@ class TestScoredItem:
         header, row = (tmp_path / "items.tsv").read_text().splitlines()
         assert header.split("\t") == list(SCORED_COLUMNS)
         assert row.split("\t") == ["a", "0", "original", "NOUN VERB", "0", "m", "-1.0", "-2.0", "1", "0",
-                                   "lstm", "t"]
+                                   "lstm", "t", "target"]
 
 
 def model_dir(path, kind="unigram", **config):

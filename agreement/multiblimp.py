@@ -1,0 +1,132 @@
+"""MultiBLiMP's minimal-pair TSV files, read as items and written from them.
+
+MultiBLiMP (Jumelet, Weissweiler and Bisazza 2025) gives, per language, a
+tab-separated file with a header. The columns used here:
+
+==================== =========================================================
+sen                  the grammatical sentence (required)
+wrong_sen            the ungrammatical sentence (required)
+lang                 language code (``eng``, ``ita`` ...)
+phenomenon           ``SV-#`` (subject-verb number), ``SV-G``, ``SV-P``, ``SP-#`` ...
+grammatical_feature  the feature value of the grammatical form (``Sing``)
+ungrammatical_feature the value of the wrong form (``Plur``)
+verb, wrong_verb     the two verb forms; ``verb_idx`` its position
+child, child_idx     the subject (the agreement cue) and its position
+head, head_idx       the verb's head, when it is not the verb
+==================== =========================================================
+
+Other columns (an unnamed index column written by pandas, ids) are ignored; only
+``sen`` and ``wrong_sen`` are required. A row becomes an Item by the rule of
+:mod:`agreement.blimp` (whitespace words, final punctuation split off, the single
+differing word is the target); the construction is ``<lang> <phenomenon>`` (or
+whichever of the two is present), so tables break down by language and phenomenon.
+
+:func:`write_multiblimp` writes our items in that format (``verb`` = the correct
+form, ``child`` = the cue) plus ``agree_*`` columns that restore the items.
+"""
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import Iterable
+
+from agreement.blimp import PairSkips, AGREE_FIELDS, join_words, pair_item
+from agreement.errors import AgreeError
+from agreement.records import Item
+
+REQUIRED = ("sen", "wrong_sen")
+COLUMNS = ("sen", "verb", "verb_idx", "wrong_sen", "wrong_verb", "phenomenon", "lang",
+           "grammatical_feature", "ungrammatical_feature", "child", "child_idx", "head", "head_idx")
+
+
+def multiblimp_files(path: str | os.PathLike) -> list[Path]:
+    path = Path(path)
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.suffix == ".tsv" and p.is_file())
+    return [path]
+
+
+def _header(path: Path) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.readline().rstrip("\r\n").split("\t")
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def looks_like_multiblimp(path: Path) -> bool:
+    """A TSV (or a directory of them) whose header has ``sen``."""
+    files = multiblimp_files(path) if path.exists() else []
+    return bool(files) and files[0].suffix == ".tsv" and "sen" in _header(files[0])
+
+
+def read_multiblimp(paths, skips: PairSkips | None = None) -> list[Item]:
+    """Items of MultiBLiMP TSV files (a file, a directory, or a list of them)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files = [f for p in paths for f in multiblimp_files(p)]
+    if not files:
+        raise AgreeError(f"{', '.join(map(str, paths))}: no .tsv files")
+    skips = skips if skips is not None else PairSkips()
+    items = []
+    for path in files:
+        skips.files.append(path)
+        with open(path, encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+            missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
+            if missing:
+                raise AgreeError(f"{path}: not a MultiBLiMP file (missing columns: "
+                                 f"{', '.join(missing)})")
+            for n, row in enumerate(reader):
+                if row["sen"] is None or row["wrong_sen"] is None:
+                    raise AgreeError(f"{path}:{reader.line_num}: row has fewer columns than the header")
+                item = _item(row, path, n)
+                if item is None:
+                    skips.identical += 1
+                else:
+                    items.append(item)
+    return items
+
+
+def _item(row: dict, path: Path, n: int) -> Item | None:
+    lang, phen = (row.get("lang") or "").strip(), (row.get("phenomenon") or "").strip()
+    construction = " ".join(p for p in (lang, phen) if p) or path.stem
+    extra = {k: row[k] for k in ("lang", "phenomenon", "grammatical_feature",
+                                  "ungrammatical_feature", "verb", "wrong_verb", "child", "head")
+             if row.get(k)}
+    agree = {k: row[k] for k in AGREE_FIELDS if row.get(k) not in (None, "")}
+    number = row.get("grammatical_feature") or "_"
+    agree.setdefault("agree_number", number)
+    return pair_item(f"{path.stem}:{n}", construction, row["sen"], row["wrong_sen"],
+                     extra=extra, agree=agree)
+
+
+def write_multiblimp(items: Iterable[Item], path: str | os.PathLike, condition_of,
+                     lang: str = "") -> int:
+    """Write ``items`` to one MultiBLiMP-style TSV; returns the rows written.
+    ``phenomenon`` is the construction plus the condition (``NOUN VERB VERB/nonce``)."""
+    n = 0
+    header = COLUMNS + AGREE_FIELDS
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write("\t".join(header) + "\n")
+        for it in items:
+            good = list(it.tokens)
+            good[it.target_index] = it.correct
+            bad = list(it.extra.get("wrong_tokens") or good)
+            if "wrong_tokens" not in it.extra:
+                bad[it.target_index] = it.wrong
+            other = ",".join("Plur" if v == "Sing" else "Sing" if v == "Plur" else v
+                             for v in it.number.split(","))
+            row = {"sen": join_words(good), "verb": it.correct, "verb_idx": it.target_index,
+                   "wrong_sen": join_words(bad), "wrong_verb": it.wrong,
+                   "phenomenon": f"{it.construction}/{condition_of(it)}", "lang": lang,
+                   "grammatical_feature": it.number, "ungrammatical_feature": other,
+                   "child": it.tokens[it.cue_index], "child_idx": it.cue_index, "head": "",
+                   "head_idx": "", "agree_item_id": it.item_id, "agree_variant": it.variant,
+                   "agree_construction": it.construction, "agree_direction": it.direction,
+                   "agree_perturbation": it.perturbation, "agree_attractors": it.attractors,
+                   "agree_cue_index": it.cue_index, "agree_number": it.number}
+            fh.write("\t".join(str(row[c]).replace("\t", " ") for c in header) + "\n")
+            n += 1
+    return n

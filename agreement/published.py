@@ -1,0 +1,144 @@
+"""Per-paradigm figures computed elsewhere, shown beside ours: BLiMP's human
+validation (``human_validation_summary.csv``, ``agree score --humans``) and BLiMP's
+published model accuracies (``models_summary.jsonl``, ``agree score --reference``).
+
+Both are joined to our items by construction: a BLiMP item's construction is its
+paradigm (``UID``). They become rows of the summary's per-construction breakdown
+(and an ``all`` row: the unweighted mean over the paradigms that the scored items
+cover), so the tables and the per-construction plot show them as extra columns.
+They are not recomputed here: no interval (``ci_low = ci_high = accuracy``), and
+published columns are labelled ``<model> (published)``.
+
+``human_validation_summary.csv``: CSV with a header; ``Condition`` (the paradigm),
+``total_mean`` (share of raters agreeing with the label, 0..1), ``count`` (pairs rated).
+``models_summary.jsonl``: one JSON object per paradigm with ``UID`` and one 0..1
+accuracy per model (``ngram``, ``lstm``, ``txl``, ``gpt2``); other keys are ignored.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from agreement.errors import AgreeError
+
+HUMANS = "humans"
+#: models_summary.jsonl keys that are not model columns
+_NOT_MODELS = ("UID", "linguistics_term", "field", "total")
+#: BLiMP's column names -> the names of its paper
+MODEL_NAMES = {"ngram": "5-gram", "lstm": "LSTM", "txl": "Transformer-XL", "gpt2": "GPT-2"}
+
+
+def is_blimp_humans(path: str | os.PathLike) -> bool:
+    """A CSV whose header has ``Condition`` and ``total_mean``."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            header = next(csv.reader([fh.readline()]), [])
+    except (OSError, UnicodeDecodeError):
+        return False
+    return "Condition" in header and "total_mean" in header
+
+
+def read_blimp_humans(path: str | os.PathLike) -> dict[str, tuple[float, int]]:
+    """paradigm -> (share of raters agreeing with the label, pairs rated)."""
+    path = Path(path)
+    out = {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        for row in reader:
+            try:
+                out[row["Condition"]] = (float(row["total_mean"]), int(float(row.get("count") or 0)))
+            except (TypeError, ValueError) as e:
+                raise AgreeError(f"{path}:{reader.line_num}: malformed row ({e})") from None
+    if not out:
+        raise AgreeError(f"{path}: no paradigm rows")
+    return out
+
+
+def read_reference(path: str | os.PathLike) -> dict[str, dict[str, float]]:
+    """models_summary.jsonl: model label -> paradigm -> accuracy (0..1)."""
+    path = Path(path)
+    if not path.is_file():
+        raise AgreeError(f"{path}: no such reference file")
+    out: dict[str, dict[str, float]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise AgreeError(f"{path}:{lineno}: not JSON ({e.msg} at column {e.colno})") from None
+            if not isinstance(row, dict) or "UID" not in row:
+                raise AgreeError(f"{path}:{lineno}: expected a JSON object with a UID "
+                                 "(BLiMP's models_summary.jsonl)")
+            for key, value in row.items():
+                if key in _NOT_MODELS or not isinstance(value, (int, float)):
+                    continue
+                label = f"{MODEL_NAMES.get(key, key)} (published)"
+                out.setdefault(label, {})[str(row["UID"])] = float(value)
+    if not out:
+        raise AgreeError(f"{path}: no model accuracies found")
+    return out
+
+
+def _row(label: str, kind: str, cond: str, by: str, value, rated: int, acc: float) -> dict:
+    # items: 0 -- none of *our* items went into the figure (``rated``: pairs or paradigms
+    # behind it, from the source), so the tables' item counts stay ours
+    pct = round(100 * acc, 4)
+    return {"group": label, "kind": kind, "models": 1, "condition": cond, "by": by, "value": value,
+            "items": 0, "rated": rated, "accuracy": pct, "sd": None, "ci_low": pct, "ci_high": pct}
+
+
+def paradigm_rows(label: str, kind: str, figures: Mapping[str, float],
+                  constructions: Mapping[str, set], counts: Mapping[str, int] | None = None) -> list[dict]:
+    """Summary rows for per-paradigm ``figures`` (0..1) on the constructions scored
+    (construction -> conditions it appears in): one per (condition, paradigm) and an
+    ``all`` row per condition (unweighted mean over the matched paradigms)."""
+    rows, per_cond = [], {}
+    for construction in sorted(constructions):
+        if construction not in figures:
+            continue
+        for cond in sorted(constructions[construction]):
+            n = (counts or {}).get(construction, 0)
+            rows.append(_row(label, kind, cond, "construction", construction, n, figures[construction]))
+            per_cond.setdefault(cond, []).append(figures[construction])
+    for cond, values in per_cond.items():
+        rows.append(_row(label, kind, cond, "all", None, len(values), sum(values) / len(values)))
+    return rows
+
+
+def constructions_of(scored: Iterable) -> dict[str, set]:
+    """construction -> the conditions it is scored in."""
+    from agreement.score import condition
+
+    out: dict[str, set] = {}
+    for s in scored:
+        out.setdefault(s.item.construction, set()).add(condition(s.item))
+    return out
+
+
+def humans_summary(shares: Mapping[str, tuple[float, int]], scored, source: str) -> dict:
+    """``summary["humans"]`` from BLiMP's per-paradigm human shares."""
+    cons = constructions_of(scored)
+    rows = paradigm_rows(HUMANS, "humans", {k: v[0] for k, v in shares.items()}, cons,
+                         {k: v[1] for k, v in shares.items()})
+    if not rows:
+        raise AgreeError(f"{source}: none of its {len(shares)} paradigms is a construction of the "
+                         "test sets (BLiMP paradigms are joined by UID)")
+    matched = sorted(c for c in cons if c in shares)
+    return {"judgments": len(shares), "matched_items": 0, "matched_paradigms": len(matched),
+            "per_paradigm": True, "source": str(source), "rows": rows}
+
+
+def reference_summary(reference: Mapping[str, Mapping[str, float]], scored, source: str) -> dict:
+    """``summary["reference"]``: published per-paradigm accuracies as summary rows."""
+    cons = constructions_of(scored)
+    rows = [r for label, figures in reference.items()
+            for r in paradigm_rows(label, "published", figures, cons)]
+    if not rows:
+        raise AgreeError(f"{source}: none of its paradigms is a construction of the test sets "
+                         "(BLiMP paradigms are joined by UID)")
+    return {"source": str(source), "labels": list(reference), "rows": rows}
