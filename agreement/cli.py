@@ -23,6 +23,8 @@ COMMANDS = {
     "score": ("agreement.commands.score", "score"),
     "perturb": ("agreement.commands.perturb", "perturb"),
     "demo": ("agreement.commands.demo", "demo"),
+    "analyze": ("agreement.commands.analyze", "analyze"),
+    "swap-targets": ("agreement.commands.systematicity", "swap_targets"),
 }
 
 
