@@ -247,3 +247,25 @@ class TestHandWrittenStatsAgainstScipy:
                                random_state=np.random.default_rng(4)).confidence_interval
         assert ours[0] == pytest.approx(theirs.low, abs=0.01)
         assert ours[1] == pytest.approx(theirs.high, abs=0.01)
+
+
+def test_share_ranks_equal_scipy_rankdata():
+    from agreement.analysis.ceiling import _share_ranks
+
+    rng = np.random.default_rng(8)
+    den = rng.integers(1, 7, size=(5, 40))
+    num = rng.integers(0, 7, size=(5, 40)) % (den + 1)
+    assert np.allclose(_share_ranks(num, den), sps.rankdata(num / den, axis=1))
+
+
+def test_spearman_interval_with_full_sample_ranks_is_close_to_reranking():
+    from agreement.analysis.ceiling import _boot_corr, _rowwise_corr
+
+    rng = np.random.default_rng(9)
+    x = rng.uniform(size=300)
+    y = x + rng.normal(0, 0.4, 300)
+    ours = _boot_corr(x, y, np.random.default_rng(1), 2000, True)
+    idx = np.random.default_rng(1).integers(0, 300, size=(2000, 300))
+    exact = np.quantile(_rowwise_corr(sps.rankdata(x[idx], axis=1), sps.rankdata(y[idx], axis=1)),
+                        [0.025, 0.975])
+    assert np.allclose(ours, exact, atol=0.015)

@@ -6,7 +6,7 @@ chose the correct form, are split at random into halves of ``n // 2`` and
 hypergeometric (``c`` "good" among ``n``, ``n // 2`` drawn), the second half gets
 the rest. The two halves' shares are correlated over items, and the Spearman-Brown
 formula ``2r / (1 + r)`` scales that to the whole panel. The point value is the
-mean over ``n_splits`` random splits; its interval comes from ``n_boot``
+mean over ``n_splits`` random splits (200 by default); its interval comes from ``n_boot``
 replicates that each resample the items with replacement and draw one split, so
 it covers both item sampling and the split. The noise ceiling for any model's
 correlation with the panel's share is ``sqrt(reliability)`` (the correlation the
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-N_SPLITS = 1000
+N_SPLITS = 200
 N_BOOT = 1000
 
 
@@ -61,18 +61,36 @@ def _rowwise_corr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(den > 0, (a * b).sum(axis=1) / np.where(den > 0, den, 1), np.nan)
 
 
+def _share_ranks(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """Average ranks (ties shared, as scipy's rankdata) of ``num / den`` along each row.
+
+    Shares of a half-panel are fractions with small denominators, so each value maps
+    to a code in a table of every possible fraction (exact, no float ties lost), and
+    a row's ranks come from per-code counts: O(rows x items), with no per-row sort
+    (scipy's rankdata on 1,000 x 15,000 shares took most of the analysis time)."""
+    top = int(den.max())
+    frac = np.array([[a / h if h else 0.0 for a in range(top + 1)] for h in range(top + 1)])
+    values, table = np.unique(frac, return_inverse=True)
+    codes = table.reshape(frac.shape)[den, num]  # (rows, items)
+    k = values.size
+    counts = np.zeros((codes.shape[0], k))
+    np.add.at(counts, (np.arange(codes.shape[0])[:, None], codes), 1)
+    below = np.cumsum(counts, axis=1) - counts  # items with a smaller share
+    avg = below + (counts + 1) / 2
+    return np.take_along_axis(avg, codes, axis=1)
+
+
 def _split_corr(c: np.ndarray, w: np.ndarray, rng: np.random.Generator, reps: int,
                 method: str) -> np.ndarray:
     """Half-vs-half correlations of ``reps`` random splits; rows of ``c``/``w`` may be resampled."""
     n = c + w
     h = n // 2
     shape = (reps, c.shape[-1])
-    first = rng.hypergeometric(np.broadcast_to(c, shape), np.broadcast_to(w, shape),
-                               np.broadcast_to(h, shape))
-    a, b = first / h, (c - first) / (n - h)
+    c, w, n, h = (np.broadcast_to(x, shape) for x in (c, w, n, h))
+    first = rng.hypergeometric(c, w, h)
     if method == "spearman":
-        a, b = sps.rankdata(a, axis=1), sps.rankdata(b, axis=1)
-    return _rowwise_corr(a, b)
+        return _rowwise_corr(_share_ranks(first, h), _share_ranks(c - first, n - h))
+    return _rowwise_corr(first / h, (c - first) / (n - h))
 
 
 def spearman_brown(r: np.ndarray | float) -> np.ndarray | float:
@@ -127,11 +145,14 @@ class GradedComparison:
 
 def _boot_corr(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, n_boot: int,
                rank: bool) -> tuple[float, float]:
-    idx = rng.integers(0, x.size, size=(n_boot, x.size))
-    a, b = x[idx], y[idx]
+    """Percentile interval over item resamples. For Spearman the items keep their
+    full-sample ranks (the Pearson correlation of resampled ranks): re-ranking every
+    replicate moves the bounds by under 0.015 (tested) and dominated the run time on
+    15,000 items."""
     if rank:
-        a, b = sps.rankdata(a, axis=1), sps.rankdata(b, axis=1)
-    r = _rowwise_corr(a, b)
+        x, y = sps.rankdata(x), sps.rankdata(y)
+    idx = rng.integers(0, x.size, size=(n_boot, x.size))
+    r = _rowwise_corr(x[idx], y[idx])
     lo, hi = np.nanquantile(r, [0.025, 0.975])
     return float(lo), float(hi)
 
