@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from agreement.analysis.mixed import attractor_effects
+from agreement.analysis.paired import N_BOOT
 from agreement.analysis.run import Analysis
 from agreement.outdir import atomic_write_text
 
@@ -78,13 +79,18 @@ def _mixed_md(result: Analysis) -> list[str]:
     return out
 
 
+def _p_boot(p: float) -> str:
+    # no replicate on the other side of 0: the bootstrap can only bound p
+    return f"< {1 / N_BOOT:.1g}" if p == 0 else f"{p:.3g}"
+
+
 def _paired_md(result: Analysis) -> list[str]:
     out = ["## Paired comparisons (items as the bootstrap unit)", "",
            "| A | B | rows | items | acc A | acc B | A - B | 95% interval | p (bootstrap) | p (McNemar, rows) |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     out += [f"| {p.model_a} | {p.model_b} | {p.rows} | {p.items} | {100 * p.accuracy_a:.1f} | "
             f"{100 * p.accuracy_b:.1f} | {100 * p.diff:+.1f} | [{100 * p.ci[0]:+.1f}, {100 * p.ci[1]:+.1f}] | "
-            f"{p.p_boot:.3g} | {p.mcnemar_p:.3g} |" for p in result.paired]
+            f"{_p_boot(p.p_boot)} | {p.mcnemar_p:.3g} |" for p in result.paired]
     return out + [""]
 
 

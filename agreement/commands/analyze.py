@@ -1,6 +1,8 @@
 """``agree analyze``: scored results -> noise ceiling, mixed model, EW/MW, challenge subsets."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 import numpy as np
 
@@ -65,8 +67,10 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, seed, q
     table = read_scored(score_dirs)
     humans_path = humans
     if humans_path is None and table.humans_path:
-        from pathlib import Path
-        humans_path = table.humans_path if Path(table.humans_path).is_file() else None
+        if Path(table.humans_path).is_file():
+            humans_path = table.humans_path
+        else:
+            log(f"the score run's --humans file {table.humans_path} is not here; give --humans FILE", quiet)
     judgments = read_humans(humans_path) if humans_path else None
     log(f"{len(table)} scored rows, models: {', '.join(table.models())}"
         + (f"; humans: {humans_path}" if humans_path else "; no human judgments"), quiet)
