@@ -26,6 +26,8 @@ COMMANDS = {
     "perturb": ("agreement.commands.perturb", "perturb"),
     "export": ("agreement.commands.export", "export"),
     "demo": ("agreement.commands.demo", "demo"),
+    "analyze": ("agreement.commands.analyze", "analyze"),
+    "swap-targets": ("agreement.commands.systematicity", "swap_targets"),
 }
 
 

@@ -1,0 +1,271 @@
+"""agree analyze: noise ceiling, mixed model, paired comparison, challenge subsets,
+the CLI's outputs and errors, and the hand-written statistics against scipy."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("scipy", reason="scipy not installed (pip install 'agree[analysis]')")
+from scipy import stats as sps  # noqa: E402
+from click.testing import CliRunner  # noqa: E402
+
+from agreement.analysis.ceiling import graded_comparison, split_half_reliability  # noqa: E402
+from agreement.analysis.challenge import challenge_subsets  # noqa: E402
+from agreement.analysis.paired import compare  # noqa: E402
+from agreement.analysis.rows import read_scored  # noqa: E402
+from agreement.cli import cli  # noqa: E402
+from agreement.errors import AgreeError  # noqa: E402
+from agreement.stats import bootstrap_ci, mcnemar_exact, pearson, spearman  # noqa: E402
+
+HEADER = ("item_id", "variant", "perturbation", "construction", "attractors", "model",
+          "logp_correct", "logp_wrong", "correct", "oov", "group", "testset")
+
+
+def write_score_dir(path: Path, rows, *, extra_column: bool = False, humans: str | None = None) -> Path:
+    """A minimal `agree score` output: items.tsv (+ an extra column later versions add) and manifest."""
+    path.mkdir(parents=True, exist_ok=True)
+    header = HEADER + (("undecidable",) if extra_column else ())
+    lines = ["\t".join(header)]
+    for r in rows:
+        item_id, variant, pert, cons, att, model, lc, lw = r
+        vals = (item_id, str(variant), pert, cons, str(att), model, repr(lc), repr(lw),
+                "1" if lc > lw else "0", "0", model, "t")
+        lines.append("\t".join(vals + (("0",) if extra_column else ())))
+    (path / "items.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    params = {"humans": humans}
+    (path / "manifest.json").write_text(json.dumps({"command": "score", "parameters": params}))
+    return path
+
+
+# --------------------------------------------------------------------------- ceiling
+
+def simulate_raters(rng, n_items=3000, raters=10):
+    """Items with true correct-probabilities p ~ Beta(4, 1); each rater votes Bernoulli(p)."""
+    p = rng.beta(4, 1, size=n_items)
+    c = rng.binomial(raters, p)
+    var_p, noise = p.var(), np.mean(p * (1 - p))
+    # reliability of the share of `raters` raters: var(p) / (var(p) + E[p(1-p)] / raters)
+    return c, raters - c, var_p / (var_p + noise / raters)
+
+
+def test_ceiling_recovers_known_reliability():
+    rng = np.random.default_rng(0)
+    c, w, truth = simulate_raters(rng)
+    rel = split_half_reliability(c, w, np.random.default_rng(1), method="pearson", n_splits=200, n_boot=200)
+    assert abs(rel.reliability - truth) < 0.03
+    assert rel.reliability_ci[0] <= truth <= rel.reliability_ci[1]
+    assert rel.ceiling == pytest.approx(math.sqrt(rel.reliability))
+    assert rel.ceiling_ci[0] <= rel.ceiling <= rel.ceiling_ci[1]
+    assert rel.n_items == 3000 and rel.excluded == 0
+
+
+def test_ceiling_excludes_items_with_one_rater_and_is_seeded():
+    c, w = np.array([5, 1, 0, 7, 3, 9, 0]), np.array([5, 0, 1, 1, 6, 0, 8])
+    a = split_half_reliability(c, w, np.random.default_rng(3), n_splits=50, n_boot=50)
+    b = split_half_reliability(c, w, np.random.default_rng(3), n_splits=50, n_boot=50)
+    assert a.excluded == 2 and a.n_items == 5
+    assert a == b
+
+
+def test_graded_comparison_matches_scipy_and_brackets():
+    rng = np.random.default_rng(5)
+    human = rng.uniform(0.3, 1, 200)
+    model = np.clip(human + rng.normal(0, 0.2, 200), 0, 1)
+    g = graded_comparison("m", "nonce", model, human, model > 0.5, np.random.default_rng(2), n_boot=300)
+    assert g.pearson == pytest.approx(sps.pearsonr(model, human)[0])
+    assert g.spearman == pytest.approx(sps.spearmanr(model, human)[0])
+    assert g.pearson_ci[0] < g.pearson < g.pearson_ci[1]
+    assert g.spearman_ci[0] < g.spearman < g.spearman_ci[1]
+    assert g.point_biserial > 0.3
+
+
+# --------------------------------------------------------------------------- mixed model
+
+def simulated_rows(rng, n_items=400, variants=5):
+    """Two models; true log-odds: 1.0 + -0.5 nonce + -1.0 (model b) + attractors x (-0.8 for a, 0 for b)
+    + item effect (sd 0.5) + construction effect (sd 0.3)."""
+    cons_eff = rng.normal(0, 0.3, 4)
+    rows, truth = [], {"nonce": -0.5, "model[b] vs a": -1.0, "attractors[a]": -0.8, "attractors[b]": 0.0}
+    for i in range(n_items):
+        cons, att, item_eff = i % 4, int(rng.integers(0, 3)), rng.normal(0, 0.5)
+        for v in range(variants):
+            for m in ("a", "b"):
+                eta = (1.0 - 0.5 * (v > 0) - 1.0 * (m == "b") - 0.8 * att * (m == "a")
+                       + item_eff + cons_eff[cons])
+                right = rng.random() < 1 / (1 + math.exp(-eta))
+                rows.append((f"i{i}", v, "original" if v == 0 else "nonce", f"C{cons}", att, m,
+                             -1.0 if right else -2.0, -2.0 if right else -1.0))
+    return rows, truth
+
+
+def test_mixed_model_recovers_known_coefficients(tmp_path):
+    pytest.importorskip("statsmodels", reason="statsmodels not installed")
+    from agreement.analysis.mixed import attractor_effects, fit_mixed
+
+    rows, truth = simulated_rows(np.random.default_rng(11))
+    fit = fit_mixed(read_scored([write_score_dir(tmp_path / "s", rows)]))
+    # mean-field VB intervals run narrow (they ignore posterior correlations), so the
+    # check allows 0.1 log-odds beyond them; on this seed 2 of the 4 truths lie strictly inside (nonce, attractors[a]),
+    # model[b] and attractors[b] miss by under 0.15
+    inside = 0
+    for term, value in truth.items():
+        c = fit.term(term)
+        assert c is not None, term
+        assert c.lo - 0.1 <= value <= c.hi + 0.1, (term, value, c)
+        inside += c.lo <= value <= c.hi
+    assert inside >= 2
+    eff = attractor_effects(fit)
+    assert eff["a"].sign == "-" and abs(eff["b"].estimate) < 0.15
+    assert fit.n_items == 400 and fit.n_constructions == 4
+
+
+# --------------------------------------------------------------------------- paired, challenge
+
+HAND = [  # item, variant, pert, construction, attractors, model, logp_correct, logp_wrong
+    ("x1", 0, "original", "N V", 0, "unigram", -1, -2), ("x1", 0, "original", "N V", 0, "kn5", -2, -1),
+    ("x1", 0, "original", "N V", 0, "lstm", -1, -2),
+    ("x2", 0, "original", "N V", 1, "unigram", -2, -1), ("x2", 0, "original", "N V", 1, "kn5", -2, -1),
+    ("x2", 0, "original", "N V", 1, "lstm", -1, -2),
+    ("x3", 0, "original", "N N V", 1, "unigram", -2, -1), ("x3", 0, "original", "N N V", 1, "kn5", -2, -2),
+    ("x3", 0, "original", "N N V", 1, "lstm", -2, -1),
+    ("x4", 0, "original", "N N V", 2, "unigram", -1, -2), ("x4", 0, "original", "N N V", 2, "kn5", -1, -2),
+    ("x4", 0, "original", "N N V", 2, "lstm", -2, -1),
+]
+
+
+def test_challenge_subsets_on_a_hand_made_table(tmp_path):
+    table = read_scored([write_score_dir(tmp_path / "s", HAND)])
+    base, ref = challenge_subsets(table, np.random.default_rng(0), ("lstm",))
+    # both baselines wrong on x2 and x3 (a tie counts as wrong); the LSTM wrong on x3 and x4
+    assert base.size == 2 and ref.size == 2 and ref.name == "wrong:lstm"
+    acc = {s.model: s.accuracy for s in base.scores}
+    assert acc == {"unigram": 0.0, "kn5": 0.0, "lstm": 0.5}
+    assert {s.model: s.accuracy for s in ref.scores} == {"unigram": 0.5, "kn5": 0.5, "lstm": 0.0}
+    with pytest.raises(AgreeError, match="no such model"):
+        challenge_subsets(table, np.random.default_rng(0), ("gpt",))
+
+
+def test_challenge_subset_skipped_without_a_5gram(tmp_path):
+    table = read_scored([write_score_dir(tmp_path / "s", [r for r in HAND if r[5] != "kn5"])])
+    (base,) = challenge_subsets(table, np.random.default_rng(0))
+    assert base.skipped == "no 5-gram model among the scored models" and not base.scores
+
+
+def test_paired_comparison_resamples_items(tmp_path):
+    table = read_scored([write_score_dir(tmp_path / "s", HAND)])
+    c = compare(table, "lstm", "kn5", np.random.default_rng(0), n_boot=500)
+    assert (c.rows, c.items, c.accuracy_a, c.accuracy_b) == (4, 4, 0.5, 0.25)
+    assert c.diff == 0.25 and c.ci[0] <= 0.25 <= c.ci[1]
+    assert c.mcnemar_p == mcnemar_exact(2, 1)
+
+
+# --------------------------------------------------------------------------- CLI
+
+def test_cli_writes_outputs_byte_identically_and_notes_what_is_skipped(tmp_path):
+    pytest.importorskip("statsmodels", reason="statsmodels not installed")
+    rows, _ = simulated_rows(np.random.default_rng(2), n_items=60, variants=3)
+    d = write_score_dir(tmp_path / "s", rows, extra_column=True)
+    runner = CliRunner()
+    outs = []
+    for name in ("a1", "a2"):
+        res = runner.invoke(cli, ["analyze", str(d), "--out", str(tmp_path / name), "--quiet", "--n-boot", "50"])
+        assert res.exit_code == 0, res.output
+        outs.append((tmp_path / name / "analysis.json").read_bytes())
+    assert outs[0] == outs[1]
+    files = {p.name for p in (tmp_path / "a1").iterdir()}
+    assert {"analysis.json", "analysis.md", "forest.png", "manifest.json"} <= files
+    result = json.loads(outs[0])
+    assert "graded comparison with humans skipped: no human judgments" in " ".join(result["notes"])
+    assert result["mixed"]["n_items"] == 60
+
+
+def test_cli_humans_ceiling_and_unrated_items(tmp_path):
+    rng = np.random.default_rng(4)
+    rows, votes = [], ["item_id\tvariant\tvotes_correct\tvotes_wrong"]
+    for i in range(40):
+        p = rng.uniform(0.4, 1)
+        rows.append((f"i{i}", 0, "original", "N V", i % 2, "lstm", math.log(p), math.log(1 - p) - 0.1))
+        if i < 36:  # four items without raters
+            c = int(rng.binomial(8, p))
+            votes.append(f"i{i}\t0\t{c}\t{8 - c}")
+    d = write_score_dir(tmp_path / "s", rows)
+    (tmp_path / "h.tsv").write_text("\n".join(votes) + "\n")
+    res = CliRunner().invoke(cli, ["analyze", str(d), "--humans", str(tmp_path / "h.tsv"), "--out",
+                                   str(tmp_path / "o"), "--quiet", "--no-mixed", "--n-boot", "50"])
+    assert res.exit_code == 0, res.output
+    result = json.loads((tmp_path / "o" / "analysis.json").read_text())
+    (h,) = result["humans"]
+    assert (h["judged_items"], h["unjudged_items"]) == (36, 4)
+    assert h["models"][0]["n"] == 36 and h["reliability"][0]["n_items"] == 36
+    assert "paired comparison not done: a single model (lstm)" in result["notes"]
+    assert (tmp_path / "o" / "ceiling.png").is_file()
+    assert "noise ceiling" in res.output
+
+
+def test_cli_refuses_another_version(tmp_path):
+    d = tmp_path / "old"
+    d.mkdir()
+    (d / "items.tsv").write_text("item_id\tvariant\tmodel\nx\t0\tm\n")
+    res = CliRunner().invoke(cli, ["analyze", str(d), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 1
+    assert res.output.startswith(f"Error: {d}: not an agree score output (items.tsv lacks the columns")
+    assert "Traceback" not in res.output and not (tmp_path / "o").exists()
+    (d / "manifest.json").write_text(json.dumps({"command": "extract"}))
+    res = CliRunner().invoke(cli, ["analyze", str(d), "--out", str(tmp_path / "o")])
+    assert res.output == f"Error: {d}: not an agree score output (manifest.json written by 'extract')\n"
+
+
+def test_help_has_an_example():
+    for cmd in ("analyze", "swap-targets"):
+        res = CliRunner().invoke(cli, [cmd, "--help"])
+        assert res.exit_code == 0 and "Example:" in res.output
+
+
+# --------------------------------------------------------------------------- stats vs scipy
+
+class TestHandWrittenStatsAgainstScipy:
+    def test_mcnemar_equals_exact_binomial_test(self):
+        for b, c in [(0, 0), (3, 9), (10, 10), (1, 40), (250, 300)]:
+            expected = sps.binomtest(min(b, c), b + c, 0.5).pvalue if b + c else 1.0
+            assert mcnemar_exact(b, c) == pytest.approx(expected, rel=1e-9)
+
+    def test_correlations_equal_scipy(self):
+        rng = np.random.default_rng(1)
+        x = rng.integers(0, 5, 60).astype(float)  # with ties
+        y = x + rng.normal(0, 1, 60)
+        assert pearson(x, y) == pytest.approx(sps.pearsonr(x, y)[0], abs=1e-12)
+        assert spearman(x, y) == pytest.approx(sps.spearmanr(x, y)[0], abs=1e-12)
+
+    def test_bootstrap_interval_close_to_scipy_percentile(self):
+        values = np.random.default_rng(2).binomial(1, 0.8, 400).astype(float)
+        ours = bootstrap_ci(values, np.random.default_rng(3), n_boot=4000)
+        theirs = sps.bootstrap((values,), np.mean, n_resamples=4000, method="percentile",
+                               random_state=np.random.default_rng(4)).confidence_interval
+        assert ours[0] == pytest.approx(theirs.low, abs=0.01)
+        assert ours[1] == pytest.approx(theirs.high, abs=0.01)
+
+
+def test_share_ranks_equal_scipy_rankdata():
+    from agreement.analysis.ceiling import _share_ranks
+
+    rng = np.random.default_rng(8)
+    den = rng.integers(1, 7, size=(5, 40))
+    num = rng.integers(0, 7, size=(5, 40)) % (den + 1)
+    assert np.allclose(_share_ranks(num, den), sps.rankdata(num / den, axis=1))
+
+
+def test_spearman_interval_with_full_sample_ranks_is_close_to_reranking():
+    from agreement.analysis.ceiling import _boot_corr, _rowwise_corr
+
+    rng = np.random.default_rng(9)
+    x = rng.uniform(size=300)
+    y = x + rng.normal(0, 0.4, 300)
+    ours = _boot_corr(x, y, np.random.default_rng(1), 2000, True)
+    idx = np.random.default_rng(1).integers(0, 300, size=(2000, 300))
+    exact = np.quantile(_rowwise_corr(sps.rankdata(x[idx], axis=1), sps.rankdata(y[idx], axis=1)),
+                        [0.025, 0.975])
+    assert np.allclose(ours, exact, atol=0.015)
