@@ -22,7 +22,7 @@ from agreement.options import log, out_option, quiet_option, seed_option
 @out_option
 @seed_option
 @quiet_option
-def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, seed, quiet):
+def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, seed, quiet):
     """Analyses beyond accuracy over `agree score` outputs.
 
     \b
@@ -76,7 +76,7 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, seed, q
         + (f"; humans: {humans_path}" if humans_path else "; no human judgments"), quiet)
     result = run_analysis(table, np.random.default_rng(seed), judgments=judgments,
                           challenge_models=tuple(challenge_models), mixed=not no_mixed, n_boot=n_boot)
-    with atomic_output_dir(out) as tmp:
+    with atomic_output_dir(out, "analyze", [*score_dirs, humans_path], force, quiet) as tmp:
         files = write_analysis(result, tmp)
         inputs = [f"{d}/items.tsv" if not str(d).endswith(".tsv") else d for d in score_dirs]
         write_manifest(tmp, "analyze", inputs + ([humans_path] if humans_path else []), {

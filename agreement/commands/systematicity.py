@@ -23,7 +23,7 @@ from nonce.systematicity import make_swaps
 @seed_option
 @out_option
 @quiet_option
-def swap_targets(extract_dir, k, vocab, seed, out, quiet):
+def swap_targets(extract_dir, k, vocab, seed, out, force, quiet):
     """Systematicity items: every original item of an `agree extract` directory,
     then K copies with only the target pair replaced by the two forms of another
     lemma with the same POS and features (from its paradigms.tsv; the two forms
@@ -43,7 +43,7 @@ def swap_targets(extract_dir, k, vocab, seed, out, quiet):
     config = NonceConfig(vocab=words, lang=src.lang, features=src.features,
                          alternative_mode=src.alternative_mode)
     result = make_swaps(src.items, CandidatePool(src.table, config.pool_options()), k, random.Random(seed))
-    with atomic_output_dir(out) as tmp:
+    with atomic_output_dir(out, "swap-targets", [extract_dir, vocab], force, quiet) as tmp:
         write_items(tmp / "items.tsv", result.items)
         for name in ("paradigms.tsv", "constructions.tsv"):
             if (src.path / name).is_file():
