@@ -22,6 +22,7 @@ COMMANDS = {
     "train-lm": ("agreement.commands.train", "train_lm"),
     "score": ("agreement.commands.score", "score"),
     "perturb": ("agreement.commands.perturb", "perturb"),
+    "import-model": ("agreement.commands.import_model", "import_model"),
     "demo": ("agreement.commands.demo", "demo"),
 }
 
@@ -61,6 +62,7 @@ def cli():
       agree train-lm  corpus -> LSTM, transformer, 5-gram KN or unigram model
       agree score     test set + models (+ humans) -> tables and plots
       agree perturb   test set -> noisy variants for robustness curves
+      agree import-model  a released model (the paper's LSTMs) -> model directory
       agree demo      all of the above on a generated language, in minutes
 
     \b
