@@ -37,6 +37,7 @@ _BACKEND_MODULES = {
     "transformer": "lm.neural",
     "kn5": "lm.kenlm_backend",
     "unigram": "lm.unigram",
+    "hf": "lm.hf_load",  # a Hugging Face save_pretrained directory (see read_config)
 }
 _LOADERS: dict[str, Callable[..., "Scorer"]] = {}
 
@@ -166,8 +167,11 @@ def read_config(model_dir: str | os.PathLike) -> dict:
         config = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise LMError(f"{path}: unreadable model config ({e})") from None
+    if isinstance(config, dict) and "kind" not in config and "model_type" in config:
+        return {**config, "kind": "hf"}  # Hugging Face's config.json: lm.hf_load reads it
     if not isinstance(config, dict) or "kind" not in config:
-        raise LMError(f"{path}: model config has no 'kind'")
+        raise LMError(f"{path}: neither a model directory of ours (no 'kind') nor a "
+                      "Hugging Face model (no 'model_type')")
     return config
 
 

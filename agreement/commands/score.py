@@ -11,9 +11,12 @@ from agreement.options import log, out_option, quiet_option, seed_option
 
 @click.command()
 @click.argument("testsets", nargs=-1, required=True, metavar="TESTSET...")
-@click.option("--model", "models", multiple=True, metavar="[GROUP=]DIR",
-              help="Model directory from `agree train-lm` (repeatable; DIR may be a glob). "
-                   "Models sharing GROUP are averaged (default group: kind + architecture).")
+@click.option("--model", "models", multiple=True, metavar="[GROUP=]SPEC",
+              help="A model: DIR from `agree train-lm` or `agree import-model`, a Hugging Face "
+                   "save_pretrained DIR (detected by config.json's model_type; or hf:DIR), or "
+                   "gguf:FILE.gguf; local files only. Repeatable; DIR may be a glob. Models "
+                   "sharing GROUP are averaged (default group: kind + architecture; Hugging "
+                   "Face and GGUF: the directory/file name).")
 @click.option("--from-outputs", "columns", multiple=True, metavar="COLUMN",
               help="Use this model column of a paper .tab TESTSET instead of running a model.")
 @click.option("--humans", type=click.Path(exists=True, dir_okay=False),
@@ -23,13 +26,16 @@ from agreement.options import log, out_option, quiet_option, seed_option
               help="Score only items whose words every model has in its vocabulary.")
 @click.option("--carry-state", is_flag=True,
               help="Carry the hidden state across sentences, as the released code does.")
-@click.option("--batch-size", type=int, default=None, help="Sentences per batch (backend default).")
-@click.option("--device", default=None, help="cpu, cuda, cuda:1 ... (default: CUDA when present).")
+@click.option("--batch-size", type=int, default=None,
+              help="Sequences per forward pass (backend default; Hugging Face: 32 causal, 64 masked).")
+@click.option("--device", default=None, help="auto, cpu, cuda, cuda:1 ... (default auto: CUDA when present).")
+@click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
+              help="Weights of Hugging Face/GGUF models (default float32); log-softmax is always fp32.")
 @out_option
 @seed_option
 @quiet_option
 def score(testsets, models, columns, humans, require_in_vocab, carry_state, batch_size, device,
-          out, seed, quiet):
+          dtype, out, seed, quiet):
     """Score agreement test sets with language models and compare them with humans.
 
     TESTSET: an items.tsv (or its directory) from `agree extract`/`nonce`/`perturb`,
@@ -43,6 +49,8 @@ def score(testsets, models, columns, humans, require_in_vocab, carry_state, batc
         --from-outputs hidden650_batch64_dropout0.2_lr10.0 \\
         --humans ../shared/data/colorlessgreen/Italian/best_model_mturk.tab --out it-paper
       agree score extract-it/ --model 'lstm=runs/lstm-seed*' --model runs/kn5 --out scores
+      agree score ../shared/data/colorlessgreen/English/generated \\
+        --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --model hf:models/gpt2 --out en-hf
     """
     from agreement.humans import HumanIndex, check_coverage, read_humans
     from agreement.outdir import atomic_output_dir, write_manifest
@@ -59,7 +67,8 @@ def score(testsets, models, columns, humans, require_in_vocab, carry_state, batc
         n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
         log(f"{humans}: {len(index)} judged items, {n} test items matched", quiet)
     specs = parse_model_specs(models)
-    options = {k: v for k, v in (("batch_size", batch_size), ("device", device)) if v is not None}
+    options = {k: v for k, v in (("batch_size", batch_size), ("device", device), ("dtype", dtype))
+               if v is not None}
     scored = score_testsets(sets, specs, from_outputs=columns, require_in_vocab=require_in_vocab,
                             quiet=quiet, carry_state=carry_state, **options)
     with atomic_output_dir(out) as tmp:
@@ -72,7 +81,8 @@ def score(testsets, models, columns, humans, require_in_vocab, carry_state, batc
         write_manifest(tmp, "score", inputs, {
             "testsets": testsets, "models": [f"{s.group}={s.directory}" for s in specs],
             "from_outputs": columns, "humans": humans, "require_in_vocab": require_in_vocab,
-            "carry_state": carry_state, "batch_size": batch_size, "device": device, "seed": seed},
+            "carry_state": carry_state, "batch_size": batch_size, "device": device, "dtype": dtype,
+            "seed": seed},
             counts={"items": {s.label: len(s.items) for s in sets}, "scored_rows": rows,
                     "models": {m["name"]: {"items": m["items"], "oov_items": m["oov_items"]}
                                for m in summary["models"]},
