@@ -186,7 +186,8 @@ def load_model(model_dir: str | os.PathLike, **options) -> Scorer:
     if kind not in _LOADERS and kind in _BACKEND_MODULES:
         importlib.import_module(_BACKEND_MODULES[kind])
     if kind not in _LOADERS:
-        known = ", ".join(sorted(_BACKEND_MODULES))
+        # "hf" is not written in a config.json: read_config infers it from model_type
+        known = ", ".join(sorted(k for k in _BACKEND_MODULES if k != "hf"))
         raise LMError(f"{model_dir}: unknown model kind {kind!r} (known: {known})")
     scorer = _LOADERS[kind](Path(model_dir), config, **options)
     if not scorer.name:

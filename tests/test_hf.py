@@ -201,7 +201,7 @@ def test_smollm2_gguf_on_paper_items(shared, tmp_path):
     from lm.hf_load import load_gguf_transformers
 
     gguf = _smollm2()
-    ts = load_testset(shared("colorlessgreen", "English", "generated"))
+    ts = load_testset(shared("colorlessgreen", "English", "generated.text").with_suffix(""))
     items = [it for it in ts.items if it.variant == 0][:12]
     trunc = tmp_path / "half.gguf"
     trunc.write_bytes(gguf.read_bytes()[: 4 << 20])
