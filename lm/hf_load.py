@@ -42,6 +42,7 @@ def _transformers(what: str):
     except ImportError:
         raise LMError(f"{what}: Hugging Face models need transformers ({INSTALL_HINT})") from None
     transformers.logging.set_verbosity_error()  # its warnings would break "one Error: line"
+    transformers.logging.disable_progress_bar()  # loading bars ignore --quiet; ours suffice
     return transformers
 
 
@@ -201,6 +202,42 @@ class HFBase(Scorer):
         if self.sha256:
             out["sha256"] = self.sha256
         return out
+
+
+def hf_word_vectors(path) -> tuple[list[str], "object"]:
+    """(words, float32 matrix): the input embeddings of the single-piece words of a
+    Hugging Face model directory (``agree perturb --vectors DIR``). A word is a
+    token that starts a word (``Ġword``/``▁word``; WordPiece: a token without
+    ``##``) and is not special; its vector is that token's input embedding. Words
+    of several pieces have none."""
+    path = Path(path)
+    _check_dir(path)
+    tf = _transformers(str(path))
+    try:
+        tokenizer = tf.AutoTokenizer.from_pretrained(path, local_files_only=True)
+        model = tf.AutoModel.from_pretrained(path, local_files_only=True)
+    except Exception as e:  # noqa: BLE001 - transformers raises many kinds on bad files
+        raise LMError(f"{path}: cannot load the Hugging Face model ({_first_line(e)})") from None
+    matrix = model.get_input_embeddings().weight.detach().float().cpu().numpy()
+    tokens = tokenizer.convert_ids_to_tokens(list(range(min(len(tokenizer), matrix.shape[0]))))
+    marked = any(str(t).startswith(("Ġ", "▁")) for t in tokens)
+    special = set(tokenizer.all_special_ids)
+    words, rows, seen = [], [], set()
+    for i, t in enumerate(tokens):
+        t = str(t)
+        if i in special:
+            continue
+        if marked and t.startswith(("Ġ", "▁")) and len(t) > 1:
+            word = t[1:]
+        elif not marked and not t.startswith("##"):
+            word = t
+        else:
+            continue
+        if word not in seen:  # a token may recur (e.g. added tokens): keep the first
+            seen.add(word)
+            words.append(word)
+            rows.append(i)
+    return words, matrix[rows]
 
 
 def _load_registered(model_dir: Path, config: dict, **options):

@@ -215,3 +215,15 @@ def test_smollm2_gguf_on_paper_items(shared, tmp_path):
     # a 135M model prefers the grammatical form on most original English items
     assert sum(x.correct for x in scored) >= 8
 
+
+
+def test_word_vectors_of_an_hf_dir(tiny):
+    from nonce.vectors import load_vectors
+
+    s = load_hf_dir(tiny["gpt2"], device="cpu")
+    vecs = load_vectors(tiny["gpt2"])
+    emb = s.model.get_input_embeddings().weight.detach().numpy()
+    the = s.tok.convert_tokens_to_ids("Ġthe")
+    assert "the" in vecs.words
+    np.testing.assert_allclose(vecs.matrix[vecs.words.index("the")], emb[the])
+    assert all(len(s.word_ids(w)) == 1 for w in vecs.words[:20])   # single-piece words only
