@@ -19,7 +19,9 @@ only when such a model is loaded: the rest of the tool never needs them.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 from pathlib import Path
 
@@ -128,8 +130,12 @@ def load_gguf_transformers(path, *, device: str = "auto", dtype: str = "float32"
         raise LMError(f"{path}: GGUF files need the gguf package ({INSTALL_HINT})") from None
     try:
         kw = {"gguf_file": path.name, "local_files_only": True}
-        tokenizer = tf.AutoTokenizer.from_pretrained(path.parent, **kw)
-        model = tf.AutoModelForCausalLM.from_pretrained(path.parent, dtype=_torch_dtype(dtype), **kw)
+        # the GGUF reader draws a plain tqdm bar that ignores --quiet and transformers'
+        # own progress-bar switch: its stderr goes nowhere while the file is read
+        with contextlib.redirect_stderr(io.StringIO()):
+            tokenizer = tf.AutoTokenizer.from_pretrained(path.parent, **kw)
+            model = tf.AutoModelForCausalLM.from_pretrained(path.parent, dtype=_torch_dtype(dtype),
+                                                            **kw)
     except LMError:
         raise
     except Exception as e:  # noqa: BLE001 - a truncated file fails anywhere in the reader

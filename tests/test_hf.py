@@ -180,6 +180,19 @@ def test_bad_inputs_one_error_line(tiny, tmp_path):
     bad.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x01" * 20)
     assert "truncated GGUF" in _one_error(run(f"gguf:{bad}"), out)
     assert "no such GGUF file" in _one_error(run(f"gguf:{tmp_path / 'none.gguf'}"), out)
+    if not torch.cuda.is_available():
+        r = CliRunner().invoke(cli, ["score", str(items), "--model", f"hf:{tiny['gpt2']}",
+                                     "--device", "cuda", "--out", str(out), "-q"])
+        assert "CUDA is not available" in _one_error(r, out)
+
+
+def test_dtype_bfloat16_keeps_fp32_log_softmax(tiny):
+    s32 = load_hf_dir(tiny["gpt2"], device="cpu")
+    s16 = load_hf_dir(tiny["gpt2"], device="cpu", dtype="bfloat16")
+    assert s16.model.dtype == torch.bfloat16 and "bfloat16" in s16.conventions()["dtype"]
+    a, b = s32.score_targets(QUERIES), s16.score_targets(QUERIES)
+    assert b.dtype == np.float64 and np.isfinite(b).all()
+    np.testing.assert_allclose(a, b, atol=0.5)   # bf16 weights: close, not equal
 
 
 def _smollm2() -> Path:
