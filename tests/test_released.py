@@ -52,6 +52,21 @@ BUILD = textwrap.dedent("""
     torch.save(m, out + "/legacy.pt", _use_new_zipfile_serialization=False)
     torch.save({"w": m.state_dict(), "x": model.Evil()}, out + "/evil.pt")
     torch.save(m.state_dict(), out + "/weights.pt")
+    # torch 0.3 modules carried `_backend`, pickled as a call of
+    # torch.nn.backends.thnn._get_thnn_function_backend (gone from torch 2)
+    import types
+    thnn = types.ModuleType("torch.nn.backends.thnn")
+    def _get_thnn_function_backend():
+        return Backend()
+    _get_thnn_function_backend.__module__ = thnn.__name__
+    thnn._get_thnn_function_backend = _get_thnn_function_backend
+    sys.modules[thnn.__name__] = thnn
+    class Backend:
+        def __reduce__(self):
+            return (_get_thnn_function_backend, ())
+    for mod in m.modules():
+        mod._backend = Backend()
+    torch.save(m, out + "/old.pt", _use_new_zipfile_serialization=False)
 """)
 
 
@@ -78,7 +93,7 @@ def _by_hand(sd: dict, words: list[str]) -> np.ndarray:
     return np.array([logp[i, ids[i + 1]].item() for i in range(len(words))])
 
 
-@pytest.mark.parametrize("name", ["zip.pt", "legacy.pt"])
+@pytest.mark.parametrize("name", ["zip.pt", "legacy.pt", "old.pt"])
 def test_import_scores_like_torch_lstm(released, tmp_path, name):
     out = tmp_path / "m"
     r = CliRunner().invoke(cli, ["import-model", "colorlessgreen", str(released / name),
