@@ -23,9 +23,9 @@ Conventions (also in :meth:`HFCausalScorer.conventions`):
 
 Efficiency: the two candidates share their prefix. Prefixes are sorted by length
 and read in right-padded batches (attention mask) of ``batch_size`` sequences
-once; each candidate's pieces are then read from the prefix's key/value cache
-(explicit position ids, the padded prefix slots masked), and the cache is cropped
-back to the prefix before the next candidate. Logits are computed only at the
+once; the cache is repeated once per candidate and all candidates' pieces are
+read in one more forward pass from it (explicit position ids, the padded prefix
+slots masked). Logits are computed only at the
 positions needed (the final hidden state times the output embedding), a block
 of rows at a time, and log-softmax is in fp32.
 """
@@ -138,31 +138,32 @@ class HFCausalScorer(HFBase):
         return out
 
     def _score_batch(self, prefixes: list[list[int]], cands: list[list[tuple[int, ...]]]):
+        """One forward over the B prefixes, then one over all B*k candidates, each row
+        reading its prefix from the cache (repeated k times, row b*k+j = prefix b)."""
+        n, k = len(prefixes), len(cands[0])
         ids, mask = self._pad(prefixes)
         res = self.body(input_ids=ids, attention_mask=mask, use_cache=True)
-        cache, width = res.past_key_values, ids.shape[1]
-        lens = mask.sum(1)
-        last = res.last_hidden_state[torch.arange(len(prefixes), device=self.device), lens - 1]
-        out = np.zeros((len(prefixes), len(cands[0])), dtype=np.float64)
-        for j in range(len(cands[0])):
-            pieces = [c[j] for c in cands]
-            cid, cmask = self._pad(pieces)
-            pos = lens[:, None] + torch.arange(cid.shape[1], device=self.device)[None, :]
-            h = self.body(input_ids=cid, attention_mask=torch.cat([mask, cmask], 1),
-                          position_ids=pos, past_key_values=cache, use_cache=True).last_hidden_state
-            cache.crop(-cid.shape[1])  # back to the prefix (negative: drop the last n)
-            m = cmask.sum(1)
-            # piece 0 from the prefix's last state, piece t from the candidate's state t-1
-            rows = [last] + [h[r, :m[r] - 1] for r in range(len(pieces))]
-            targets = [cid[:, 0]] + [cid[r, 1:m[r]] for r in range(len(pieces))]
-            lp = self._piece_logprob(torch.cat(rows), torch.cat(targets))
-            owner = torch.cat([torch.arange(len(pieces), device=self.device)]
-                              + [torch.full((int(m[r]) - 1,), r, device=self.device)
-                                 for r in range(len(pieces))])
-            total = torch.zeros(len(pieces), device=self.device).index_add_(0, owner, lp)
-            total += self._word_end_logprob(h[torch.arange(len(pieces), device=self.device), m - 1])
-            out[:, j] = total.double().cpu().numpy()
-        return out
+        cache, lens = res.past_key_values, mask.sum(1)
+        last = res.last_hidden_state[torch.arange(n, device=self.device), lens - 1]
+        if k > 1:
+            cache.batch_repeat_interleave(k)
+            mask, lens, last = (t.repeat_interleave(k, dim=0) for t in (mask, lens, last))
+        pieces = [c for row in cands for c in row]
+        cid, cmask = self._pad(pieces)
+        pos = lens[:, None] + torch.arange(cid.shape[1], device=self.device)[None, :]
+        h = self.body(input_ids=cid, attention_mask=torch.cat([mask, cmask], 1),
+                      position_ids=pos, past_key_values=cache, use_cache=True).last_hidden_state
+        m = cmask.sum(1)
+        rng = range(len(pieces))
+        # piece 0 from the prefix's last state, piece t from the candidate's state t-1
+        rows = [last] + [h[r, :m[r] - 1] for r in rng]
+        targets = [cid[:, 0]] + [cid[r, 1:m[r]] for r in rng]
+        lp = self._piece_logprob(torch.cat(rows), torch.cat(targets))
+        owner = torch.cat([torch.arange(len(pieces), device=self.device)]
+                          + [torch.full((int(m[r]) - 1,), r, device=self.device) for r in rng])
+        total = torch.zeros(len(pieces), device=self.device).index_add_(0, owner, lp)
+        total += self._word_end_logprob(h[torch.arange(len(pieces), device=self.device), m - 1])
+        return total.double().cpu().numpy().reshape(n, k)
 
     # ---- sentence method -----------------------------------------------------
     def word_logprobs(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
