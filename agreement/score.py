@@ -261,11 +261,13 @@ def target_query(item: Item) -> TargetQuery:
 
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
-                   quiet: bool = False, **load_options) -> list[ScoredItem]:
+                   quiet: bool = False, conventions: dict | None = None,
+                   **load_options) -> list[ScoredItem]:
     """Score loaded test sets (``agreement.papertab.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
-    (``device``, ``batch_size``, ``carry_state``)."""
+    (``device``, ``batch_size``, ``carry_state``, ``dtype``); a ``conventions`` dict
+    receives each scorer's ``conventions()`` by model name."""
     from agreement.papertab import freq_baseline, scores_from_column
 
     items = [it for ts in testsets for it in ts.items]
@@ -278,6 +280,8 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                              "appears twice")
         seen.add(key)
     scorers = load_scorers(specs, **load_options)
+    if conventions is not None:  # filled for the manifest: how each model was scored
+        conventions.update({s.name: s.conventions() for s in scorers})
     try:
         scored = score_items(items, scorers, require_in_vocab=require_in_vocab, quiet=quiet,
                              groups={s.name: s.group for s in specs}, testsets=labels)

@@ -17,12 +17,13 @@ The last line is ``bench_score_hf: FIGURE items/s, RATIOx naive``.
 
     OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_score_hf.py --naive-items 100
 
-Measured (2-core machine shared with other jobs, 1 torch thread, SmolLM2-135M
-Q4_1 dequantised to fp32, batch 32): all 410 items, load average ~7: scorer
-4.0 items/s, naive 1.0 items/s, 4.5x, max difference 1.6e-5; a quieter run on
-the first 60 items: 2.9x. On a CPU the model's matrix products dominate both
-ways: the prefix, read once instead of twice, is most of the work, so the
-saving is about 2x in arithmetic plus what batching gains; expect 3-5x here.
+Measured (2-core machine shared with other jobs, load average ~7-8, 1 torch
+thread, SmolLM2-135M Q4_1 dequantised to fp32, batch 32), all 410 items, max
+difference to the naive way 1.6e-5: 6.3 items/s vs 1.7 items/s naive, 3.8x (an
+earlier run under other load: 4.5x); on the first 60 items only: 2.9x. On a CPU
+the model's matrix products dominate both ways: the prefix, read once instead
+of twice, is most of the work, so the arithmetic saved is about 2x and the rest
+comes from batching; the ratio moves with the load on the machine.
 """
 from __future__ import annotations
 

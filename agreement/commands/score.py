@@ -69,8 +69,9 @@ def score(testsets, models, columns, humans, require_in_vocab, carry_state, batc
     specs = parse_model_specs(models)
     options = {k: v for k, v in (("batch_size", batch_size), ("device", device), ("dtype", dtype))
                if v is not None}
+    conventions: dict = {}
     scored = score_testsets(sets, specs, from_outputs=columns, require_in_vocab=require_in_vocab,
-                            quiet=quiet, carry_state=carry_state, **options)
+                            quiet=quiet, carry_state=carry_state, conventions=conventions, **options)
     with atomic_output_dir(out) as tmp:
         rows = write_scored(tmp / "items.tsv", scored)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed),
@@ -86,7 +87,8 @@ def score(testsets, models, columns, humans, require_in_vocab, carry_state, batc
             counts={"items": {s.label: len(s.items) for s in sets}, "scored_rows": rows,
                     "models": {m["name"]: {"items": m["items"], "oov_items": m["oov_items"]}
                                for m in summary["models"]},
-                    "human_matched_items": (summary["humans"] or {}).get("matched_items")})
+                    "human_matched_items": (summary["humans"] or {}).get("matched_items")},
+            conventions=conventions)
     click.echo(main_table(summary), nl=False)
     log(f"wrote {rows} scored rows and the summary to {out}", quiet)
 
