@@ -25,6 +25,7 @@ COMMANDS = {
     "score": ("agreement.commands.score", "score"),
     "perturb": ("agreement.commands.perturb", "perturb"),
     "export": ("agreement.commands.export", "export"),
+    "import-model": ("agreement.commands.import_model", "import_model"),
     "demo": ("agreement.commands.demo", "demo"),
     "analyze": ("agreement.commands.analyze", "analyze"),
     "swap-targets": ("agreement.commands.systematicity", "swap_targets"),
@@ -96,6 +97,7 @@ def cli():
       agree score     test set + models (+ humans) -> tables and plots
       agree perturb   test set -> noisy variants for robustness curves
       agree export    test set -> BLiMP jsonl / MultiBLiMP TSV minimal pairs
+      agree import-model  a released model (the paper's LSTMs) -> model directory
       agree demo      all of the above on a generated language, in minutes
 
     \b

@@ -60,6 +60,8 @@ class ScoredItem:
                   whole sentences) is out of the model's vocabulary
     testset       the TESTSET argument the item came from
     method        ``target`` or ``sentence``
+    pieces_differ the two forms are made of different numbers of the model's
+                  pieces (subword models; reported in summary.md)
     """
     item: Item
     model: str
@@ -70,6 +72,7 @@ class ScoredItem:
     oov: bool = False
     testset: str = ""
     method: str = "target"
+    pieces_differ: bool = False
 
     @property
     def correct(self) -> bool:
@@ -109,12 +112,13 @@ def condition(item: Item) -> str:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A model directory named on the command line.
+    """A model named on the command line.
 
-    directory  the model directory (``config.json`` inside)
+    directory  the model directory (``config.json`` inside), or the GGUF file
     name       unique display name (the directory name, made unique with its parent)
     group      aggregation label (explicit ``GROUP=DIR``, else from the config)
-    kind       backend kind from ``config.json``
+    kind       backend kind from ``config.json``; ``hf`` (Hugging Face directory) or
+               ``gguf`` (GGUF file)
     """
     directory: Path
     name: str
@@ -133,28 +137,57 @@ def default_group(config: Mapping) -> str:
 
 
 def parse_model_specs(values: Sequence[str]) -> list[ModelSpec]:
-    """Parse ``--model`` values: ``DIR`` or ``GROUP=DIR``; DIR may be a glob
-    (``lstm=runs/seed*``) so that one option names all seeds of a group."""
-    from lm.base import read_config
-
-    specs: list[tuple[Path, str | None]] = []
+    """Parse ``--model`` values: ``[GROUP=]SPEC``, where SPEC is a model directory
+    (ours, or a Hugging Face ``save_pretrained`` one, detected by its config.json's
+    ``model_type``), ``hf:DIR`` (Hugging Face, said explicitly) or ``gguf:FILE.gguf``.
+    A directory may be a glob (``lstm=runs/seed*``) so that one option names all
+    seeds of a group. Hugging Face models and GGUF files default to their
+    directory/file name as group."""
+    specs: list[tuple[Path, str | None, str]] = []
     for value in values:
         group, _, path = value.partition("=") if "=" in value and not Path(value).exists() else ("", "", value)
+        scheme, path = _scheme(path)
         paths = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
         if not paths:
             raise AgreeError(f"--model {value}: no directory matches {path!r}")
-        specs += [(Path(p), group or None) for p in paths]
+        specs += [(Path(p), group or None, scheme) for p in paths]
     seen: set[str] = set()
-    for d, _ in specs:
+    for d, _, _ in specs:
         if os.path.abspath(d) in seen:
             raise AgreeError(f"--model: {d} is given twice")
         seen.add(os.path.abspath(d))
-    names = _unique_names([d for d, _ in specs])
+    names = _unique_names([d for d, _, _ in specs])
     out = []
-    for (directory, group), name in zip(specs, names):
-        config = read_config(directory)
-        out.append(ModelSpec(directory, name, group or default_group(config), str(config["kind"])))
+    for (directory, group, scheme), name in zip(specs, names):
+        kind, default = _spec_kind(directory, scheme)
+        out.append(ModelSpec(directory, name, group or default, kind))
     return out
+
+
+def _scheme(path: str) -> tuple[str, str]:
+    """``hf:DIR`` -> ("hf", DIR); ``gguf:FILE`` -> ("gguf", FILE); else ("", path)."""
+    for scheme in ("hf", "gguf"):
+        if path.startswith(scheme + ":") and not Path(path).exists():
+            return scheme, path[len(scheme) + 1:]
+    return "", path
+
+
+def _spec_kind(path: Path, scheme: str) -> tuple[str, str]:
+    """(kind, default group) of one model, checked before anything is loaded."""
+    from lm.base import read_config
+
+    if scheme == "gguf":
+        if not path.is_file():
+            raise AgreeError(f"--model gguf:{path}: no such GGUF file")
+        return "gguf", path.name
+    if scheme == "hf":
+        from lm.hf_load import _check_dir  # light: transformers is imported only to load
+        _check_dir(path)
+        return "hf", path.name
+    config = read_config(path)
+    if config["kind"] == "hf":
+        return "hf", path.name
+    return str(config["kind"]), default_group(config)
 
 
 def _unique_names(dirs: Sequence[Path]) -> list[str]:
@@ -177,7 +210,11 @@ def load_scorers(specs: Sequence[ModelSpec], **options):
 
     scorers = []
     for spec in specs:
-        scorer = load_model(spec.directory, **options)
+        if spec.kind == "gguf":  # the one place a GGUF engine is chosen
+            from lm.hf_load import load_gguf_transformers
+            scorer = load_gguf_transformers(spec.directory, **options)
+        else:
+            scorer = load_model(spec.directory, **options)
         scorer.name = spec.name
         scorers.append(scorer)
     return scorers
@@ -218,6 +255,7 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
         oov = {name: [flags[i] for i in keep] for name, flags in oov.items()}
     out: list[ScoredItem] = []
     for scorer in scorers:
+        differ = _piece_flags(items, scorer)
         group = groups.get(scorer.name) or scorer.kind or scorer.name
         bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item", disable=quiet)
         for start in range(0, len(items), chunk_size):
@@ -226,7 +264,7 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
             for j, it in enumerate(batch):
                 out.append(ScoredItem(it, scorer.name, group, scorer.kind, float(logp[j, 0]),
                                       float(logp[j, 1]), oov[scorer.name][start + j],
-                                      testsets[start + j], method))
+                                      testsets[start + j], method, differ[start + j]))
             bar.update(len(batch))
         bar.close()
     return out
@@ -290,11 +328,12 @@ def target_query(item: Item) -> TargetQuery:
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
                    quiet: bool = False, method: str = "target", on_words: Callable | None = None,
-                   **load_options) -> list[ScoredItem]:
+                   conventions: dict | None = None, **load_options) -> list[ScoredItem]:
     """Score loaded test sets (``agreement.papertab.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
-    (``device``, ``batch_size``, ``carry_state``)."""
+    (``device``, ``batch_size``, ``carry_state``, ``dtype``); a ``conventions`` dict
+    receives each scorer's ``conventions()`` by model name."""
     from agreement.papertab import freq_baseline, scores_from_column
 
     items = [it for ts in testsets for it in ts.items]
@@ -307,6 +346,8 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                              "appears twice")
         seen.add(key)
     scorers = load_scorers(specs, **load_options)
+    if conventions is not None:  # filled for the manifest: how each model was scored
+        conventions.update({s.name: s.conventions() for s in scorers})
     try:
         scored = score_items(items, scorers, require_in_vocab=require_in_vocab, quiet=quiet,
                              groups={s.name: s.group for s in specs}, testsets=labels,
@@ -356,6 +397,14 @@ def _oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[bo
                          f"test set (e.g. {', '.join(targets[:3])}): is it a model of another "
                          "language or vocabulary?")
     return flags
+
+
+def _piece_flags(items: Sequence[Item], scorer) -> list[bool]:
+    """Per item: do the two forms have different numbers of the scorer's pieces?"""
+    n: dict[str, int] = {}
+    for w in {w for it in items for w in (it.correct, it.wrong)}:
+        n[w] = len(scorer.word_pieces(w))
+    return [n[it.correct] != n[it.wrong] for it in items]
 
 
 def oov_counts(scored: Iterable[ScoredItem]) -> dict[str, dict[str, int]]:

@@ -49,6 +49,9 @@ def build_summary(scored: Sequence[ScoredItem], *, humans: HumanIndex | None = N
         models.setdefault(s.model, {"name": s.model, "group": s.group, "kind": s.kind})
     for name, c in oov_counts(scored).items():
         models[name].update(c)
+        models[name]["piece_mismatch_items"] = 0
+    for s in scored:
+        models[s.model]["piece_mismatch_items"] += int(s.pieces_differ)
         if models[name]["kind"] == "paper-output" or name == FREQ_MODEL:
             models[name]["oov_items"] = None  # released outputs: the vocabulary is unknown
     groups: dict[str, dict] = {}
@@ -212,6 +215,10 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
     out += _md_table(["model", "group", "kind", "items", "items with OOV words"],
                      [[m["name"], m["group"], m["kind"], str(m["items"]), _num(m["oov_items"], 0)]
                       for m in summary["models"]])
+    mismatch = [m for m in summary["models"] if m.get("piece_mismatch_items")]
+    if mismatch:  # subword models: such items compare products of unequal numbers of pieces
+        out += ["Items whose two forms differ in piece count (still scored): " + ", ".join(
+            f"{m['name']} {m['piece_mismatch_items']} of {m['items']}" for m in mismatch) + ".", ""]
     for by, title in (("construction", "By construction"), ("attractors", "By number of attractors"),
                       ("testset", "By test set")):
         cells = {(r["group"], r["condition"], r["value"]): r for r in _rows(summary, by)}

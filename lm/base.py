@@ -38,6 +38,7 @@ _BACKEND_MODULES = {
     "transformer": "lm.neural",
     "kn5": "lm.kenlm_backend",
     "unigram": "lm.unigram",
+    "hf": "lm.hf_load",  # a Hugging Face save_pretrained directory (see read_config)
 }
 _LOADERS: dict[str, Callable[..., "Scorer"]] = {}
 
@@ -167,8 +168,11 @@ def read_config(model_dir: str | os.PathLike) -> dict:
         config = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise LMError(f"{path}: unreadable model config ({e})") from None
+    if isinstance(config, dict) and "kind" not in config and "model_type" in config:
+        return {**config, "kind": "hf"}  # Hugging Face's config.json: lm.hf_load reads it
     if not isinstance(config, dict) or "kind" not in config:
-        raise LMError(f"{path}: model config has no 'kind'")
+        raise LMError(f"{path}: neither a model directory of ours (no 'kind') nor a "
+                      "Hugging Face model (no 'model_type')")
     return config
 
 
@@ -183,7 +187,8 @@ def load_model(model_dir: str | os.PathLike, **options) -> Scorer:
     if kind not in _LOADERS and kind in _BACKEND_MODULES:
         importlib.import_module(_BACKEND_MODULES[kind])
     if kind not in _LOADERS:
-        known = ", ".join(sorted(_BACKEND_MODULES))
+        # "hf" is not written in a config.json: read_config infers it from model_type
+        known = ", ".join(sorted(k for k in _BACKEND_MODULES if k != "hf"))
         raise LMError(f"{model_dir}: unknown model kind {kind!r} (known: {known})")
     check_vocab(Path(model_dir), config)
     scorer = _LOADERS[kind](Path(model_dir), config, **options)

@@ -13,9 +13,12 @@ from agreement.options import POSITIVE_INT, log, out_option, quiet_option, seed_
 
 @click.command()
 @click.argument("testsets", nargs=-1, required=True, metavar="TESTSET...")
-@click.option("--model", "models", multiple=True, metavar="[GROUP=]DIR",
-              help="Model directory from `agree train-lm` (repeatable; DIR may be a glob). "
-                   "Models sharing GROUP are averaged (default group: kind + architecture).")
+@click.option("--model", "models", multiple=True, metavar="[GROUP=]SPEC",
+              help="A model: DIR from `agree train-lm` or `agree import-model`, a Hugging Face "
+                   "save_pretrained DIR (detected by config.json's model_type; or hf:DIR), or "
+                   "gguf:FILE.gguf; local files only. Repeatable; DIR may be a glob. Models "
+                   "sharing GROUP are averaged (default group: kind + architecture; Hugging "
+                   "Face and GGUF: the directory/file name).")
 @click.option("--from-outputs", "columns", multiple=True, metavar="COLUMN",
               help="Use this model column of a paper .tab TESTSET instead of running a model.")
 @click.option("--humans", type=click.Path(exists=True, dir_okay=False),
@@ -45,13 +48,16 @@ from agreement.options import POSITIVE_INT, log, out_option, quiet_option, seed_
               help="Score only items whose words every model has in its vocabulary.")
 @click.option("--carry-state", is_flag=True,
               help="Carry the hidden state across sentences, as the released code does.")
-@click.option("--batch-size", type=POSITIVE_INT, default=None, help="Sentences per batch (backend default).")
-@click.option("--device", default=None, help="cpu, cuda, cuda:1 ... (default: CUDA when present).")
+@click.option("--batch-size", type=POSITIVE_INT, default=None,
+              help="Sequences per forward pass (backend default; Hugging Face: 32 causal, 64 masked).")
+@click.option("--device", default=None, help="auto, cpu, cuda, cuda:1 ... (default auto: CUDA when present).")
+@click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
+              help="Weights of Hugging Face/GGUF models (default float32); log-softmax is always fp32.")
 @out_option
 @seed_option
 @quiet_option
 def score(testsets, models, columns, humans, method, fmt, surprisal, units, reference,
-          require_in_vocab, carry_state, batch_size, device, out, force, seed, quiet):
+          require_in_vocab, carry_state, batch_size, device, dtype, out, force, seed, quiet):
     """Score agreement test sets with language models and compare them with humans.
 
     TESTSET: an items.tsv (or its directory) from `agree extract`/`nonce`/`perturb`,
@@ -72,6 +78,8 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
       agree score ../shared/data/blimp/data --model runs/kn5 --method sentence \\
         --humans ../shared/data/blimp/human_validation_summary.csv \\
         --reference ../shared/data/blimp/models_summary.jsonl --surprisal --out blimp
+      agree score ../shared/data/colorlessgreen/English/generated \\
+        --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --model hf:models/gpt2 --out en-hf
     """
     from agreement.humans import HumanIndex, check_coverage, read_humans
     from agreement.outdir import atomic_output_dir, write_manifest
@@ -79,7 +87,7 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     from agreement.score import parse_model_specs, write_scored
     from agreement.summary import main_table, write_report
 
-    model_dirs = [d for m in models for d in (glob.glob(m.rpartition('=')[2]) or [m.rpartition('=')[2]])]
+    model_dirs = [d for m in models for d in _model_paths(m)]
     with atomic_output_dir(out, "score", [*testsets, humans, reference, *model_dirs], force,
                            quiet) as tmp:
         sets, notes = _load_sets(testsets, fmt, method, quiet)
@@ -95,10 +103,12 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
             n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
             log(f"{humans}: {len(index)} judged items, {n} test items matched", quiet)
         specs = parse_model_specs(models)
-        options = {k: v for k, v in (("batch_size", batch_size), ("device", device)) if v is not None}
+        options = {k: v for k, v in (("batch_size", batch_size), ("device", device), ("dtype", dtype))
+                   if v is not None}
+        conventions: dict = {}
         scored, tokens_rows = _score(tmp, sets, specs, surprisal, units, from_outputs=columns,
                                      require_in_vocab=require_in_vocab, quiet=quiet, method=method,
-                                     carry_state=carry_state, **options)
+                                     carry_state=carry_state, conventions=conventions, **options)
         rows = write_scored(tmp / "items.tsv", scored)
         extra = _published(humans if index is None else None, reference, scored)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed),
@@ -106,7 +116,8 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
         write_manifest(tmp, "score", _inputs(testsets, fmt, specs, humans, reference), {
             "testsets": testsets, "models": [f"{s.group}={s.directory}" for s in specs],
             "from_outputs": columns, "humans": humans, "require_in_vocab": require_in_vocab,
-            "carry_state": carry_state, "batch_size": batch_size, "device": device, "seed": seed,
+            "carry_state": carry_state, "batch_size": batch_size, "device": device, "dtype": dtype,
+            "seed": seed,
             "method": method, "format": fmt, "surprisal": surprisal, "units": units,
             "reference": reference},
             counts={"items": {s.label: len(s.items) for s in sets}, "scored_rows": rows,
@@ -114,7 +125,7 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
                                for m in summary["models"]},
                     "human_matched_items": (summary["humans"] or {}).get("matched_items"),
                     "skipped": notes, "tokens_rows": tokens_rows},
-            conventions=_conventions(specs, method))
+            conventions=conventions)
     click.echo(main_table(summary), nl=False)
     log(f"wrote {rows} scored rows and the summary to {out}", quiet)
 
@@ -184,13 +195,13 @@ def _published(humans, reference, scored) -> dict:
     return out
 
 
-def _conventions(specs, method: str) -> dict:
-    """Each backend kind's scoring conventions (lm.base.Scorer.conventions), for the manifest."""
-    return {"method": method, "units": "natural log",
-            "kinds": sorted({s.kind for s in specs}),
-            "sentence_start": {"lstm": "<eos>", "transformer": "<eos>", "kn5": "<s>",
-                               "unigram": "none"},
-            "sentence_end": "not scored", "ties": "never correct"}
+def _model_paths(value: str) -> list[str]:
+    """The files or directories a --model value names (for the --out input check)."""
+    path = value.rpartition("=")[2] if "=" in value and not Path(value).exists() else value
+    for prefix in ("hf:", "gguf:"):
+        if path.startswith(prefix):
+            path = path[len(prefix):]
+    return glob.glob(path) or [path]
 
 
 def _input_files(path: Path) -> list[Path]:

@@ -1,0 +1,44 @@
+"""``agree import-model``: a model released in another format -> our model directory."""
+from __future__ import annotations
+
+import click
+
+from agreement.options import log, out_option, quiet_option
+
+
+@click.command("import-model")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["colorlessgreen"]))
+@click.argument("checkpoint", type=click.Path(exists=True, dir_okay=False))
+@click.option("--vocab", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="The vocabulary released with the checkpoint (vocab.txt, line i = word id i).")
+@out_option
+@quiet_option
+def import_model(fmt, checkpoint, vocab, out, force, quiet):
+    """Convert a released language model into a model directory for `agree score`.
+
+    FORMAT colorlessgreen: the paper's LSTMs (hidden650_batch128_dropout0.2_lr20.0.pt
+    and siblings), whole pickled `model.RNNModel` modules of torch 0.3-1.0. The pickle
+    is read by a restricted unpickler that loads only the classes this format needs
+    (RNNModel, Embedding, LSTM, Linear, Dropout, tensors, OrderedDict) and refuses any
+    other, so no pickled code runs. Writes config.json (kind lstm), model.pt (a
+    state_dict) and vocab.txt (whose size must equal the embedding's rows), and
+    manifest.json.
+
+    \b
+    Example:
+      agree import-model colorlessgreen hidden650_batch128_dropout0.2_lr20.0.pt \\
+        --vocab vocab.txt --out runs/gulordava-en
+      agree score ../shared/data/colorlessgreen/English/generated --model runs/gulordava-en --out s
+    """
+    # torch is imported by lm.released; loaded only when this command runs
+    from agreement.outdir import atomic_output_dir, write_manifest
+    from lm.released import import_released
+
+    with atomic_output_dir(out, "import-model", [checkpoint, vocab], force, quiet) as tmp:
+        config = import_released(checkpoint, vocab, tmp)
+        write_manifest(tmp, "import-model", [checkpoint, vocab],
+                       {"format": fmt, "checkpoint": checkpoint, "vocab": vocab},
+                       counts={"vocab_size": config["vocab_size"], "layers": config["layers"],
+                               "hidden_size": config["hidden_size"]})
+    log(f"wrote an LSTM ({config['layers']} x {config['hidden_size']}, "
+        f"{config['vocab_size']} words) to {out}", quiet)

@@ -1,0 +1,254 @@
+"""Loading pretrained Hugging Face models (local files only) as :class:`lm.base.Scorer`.
+
+Three ways in, all offline (``local_files_only=True``; nothing is fetched):
+
+* ``load_hf_dir(DIR)``: a ``save_pretrained`` directory (``config.json`` with
+  ``model_type``, weights, tokenizer files). Causal or masked by the config's
+  ``architectures`` (``...ForMaskedLM`` -> :class:`lm.hf_masked.HFMaskedScorer`,
+  anything else -> :class:`lm.hf_causal.HFCausalScorer`). A plain model directory
+  whose config.json has ``model_type`` and no ``kind`` is such a directory
+  (:func:`lm.base.read_config` maps it to kind ``hf``).
+* ``load_gguf_transformers(FILE.gguf)``: transformers' own GGUF reader
+  (``from_pretrained(dir, gguf_file=name)``, which dequantises to the chosen
+  dtype); the file's sha256 goes into the scorer's conventions.
+
+Options: ``device`` auto|cpu|cuda, ``dtype`` float32|bfloat16|float16 (the
+weights; log-softmax is always fp32), ``batch_size`` = sequences per forward pass.
+transformers (and gguf/accelerate for GGUF files) are imported only here and
+only when such a model is loaded: the rest of the tool never needs them.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+from pathlib import Path
+
+from lm.base import Scorer, register
+from lm.errors import LMError
+
+INSTALL_HINT = "pip install 'agree[hf]'"
+DTYPES = ("float32", "bfloat16", "float16")
+#: files of which a save_pretrained directory needs at least one (tokenizer, weights)
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt",
+                   "spiece.model", "sentencepiece.bpe.model")
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                "pytorch_model.bin.index.json")
+
+
+def _transformers(what: str):
+    """transformers, imported on first use (heavy; only Hugging Face models need it)."""
+    try:
+        import transformers
+    except ImportError:
+        raise LMError(f"{what}: Hugging Face models need transformers ({INSTALL_HINT})") from None
+    transformers.logging.set_verbosity_error()  # its warnings would break "one Error: line"
+    transformers.logging.disable_progress_bar()  # loading bars ignore --quiet; ours suffice
+    return transformers
+
+
+def _torch_dtype(dtype: str):
+    import torch
+
+    if dtype not in DTYPES:
+        raise LMError(f"unknown dtype {dtype!r} (use {', '.join(DTYPES)})")
+    return getattr(torch, dtype)
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def hf_architecture(config: dict) -> str:
+    """``"masked"`` or ``"causal"`` from a Hugging Face config.json dict."""
+    archs = config.get("architectures") or []
+    return "masked" if any(str(a).endswith("ForMaskedLM") for a in archs) else "causal"
+
+
+def _check_dir(path: Path) -> dict:
+    if not path.is_dir():
+        raise LMError(f"{path}: no such model directory")
+    cfg = path / "config.json"
+    if not cfg.is_file():
+        raise LMError(f"{path}: not a Hugging Face model directory (no config.json)")
+    try:
+        config = json.loads(cfg.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise LMError(f"{cfg}: unreadable model config ({e})") from None
+    if not isinstance(config, dict) or "model_type" not in config:
+        raise LMError(f"{cfg}: not a Hugging Face model config (no 'model_type')")
+    if not any((path / f).is_file() for f in TOKENIZER_FILES):
+        raise LMError(f"{path}: tokenizer missing (no tokenizer.json or other tokenizer file "
+                      "in the directory; save it with tokenizer.save_pretrained)")
+    if not any((path / f).is_file() for f in WEIGHT_FILES):
+        raise LMError(f"{path}: weights missing (no model.safetensors or pytorch_model.bin)")
+    return config
+
+
+def load_hf_dir(path, *, device: str = "auto", dtype: str = "float32",
+                batch_size: int | None = None, **_ignored):
+    """A local ``save_pretrained`` directory as a causal or masked scorer."""
+    path = Path(path)
+    config = _check_dir(path)
+    tf = _transformers(str(path))
+    masked = hf_architecture(config) == "masked"
+    auto = tf.AutoModelForMaskedLM if masked else tf.AutoModelForCausalLM
+    try:
+        tokenizer = tf.AutoTokenizer.from_pretrained(path, local_files_only=True)
+        model = auto.from_pretrained(path, local_files_only=True, dtype=_torch_dtype(dtype))
+    except LMError:
+        raise
+    except Exception as e:  # noqa: BLE001 - transformers raises many kinds on bad files
+        raise LMError(f"{path}: cannot load the Hugging Face model ({_first_line(e)})") from None
+    return _scorer(model, tokenizer, masked=masked, name=path.name, source=str(path),
+                   device=device, dtype=dtype, batch_size=batch_size, kind="hf")
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def load_gguf_transformers(path, *, device: str = "auto", dtype: str = "float32",
+                           batch_size: int | None = None, **_ignored):
+    """A GGUF file through transformers' GGUF loader (dequantised to ``dtype``)."""
+    path = Path(path)
+    if not path.is_file():
+        raise LMError(f"{path}: no such GGUF file")
+    with open(path, "rb") as fh:
+        if fh.read(4) != b"GGUF":
+            raise LMError(f"{path}: not a GGUF file (no GGUF magic number)")
+    tf = _transformers(str(path))
+    try:
+        import gguf  # noqa: F401  (transformers needs it to read the file)
+    except ImportError:
+        raise LMError(f"{path}: GGUF files need the gguf package ({INSTALL_HINT})") from None
+    try:
+        kw = {"gguf_file": path.name, "local_files_only": True}
+        # the GGUF reader draws a plain tqdm bar that ignores --quiet and transformers'
+        # own progress-bar switch: its stderr goes nowhere while the file is read
+        with contextlib.redirect_stderr(io.StringIO()):
+            tokenizer = tf.AutoTokenizer.from_pretrained(path.parent, **kw)
+            model = tf.AutoModelForCausalLM.from_pretrained(path.parent, dtype=_torch_dtype(dtype),
+                                                            **kw)
+    except LMError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a truncated file fails anywhere in the reader
+        raise LMError(f"{path}: unreadable or truncated GGUF file ({_first_line(e)})") from None
+    return _scorer(model, tokenizer, masked=False, name=path.name, source=str(path),
+                   device=device, dtype=dtype, batch_size=batch_size, kind="gguf",
+                   sha256=sha256_file(path))
+
+
+def _scorer(model, tokenizer, *, masked: bool, batch_size, **kw):
+    if masked:
+        from lm.hf_masked import HFMaskedScorer
+        return HFMaskedScorer(model, tokenizer, batch_size=batch_size or 64, **kw)
+    from lm.hf_causal import HFCausalScorer
+    return HFCausalScorer(model, tokenizer, batch_size=batch_size or 32, **kw)
+
+
+class HFBase(Scorer):
+    """What the causal and masked Hugging Face scorers share: device, dtype, the
+    words -> pieces convention and the vocabulary questions.
+
+    Words -> pieces: a sentence's words are joined by single spaces; word 0 is
+    encoded alone, word i > 0 as ``" " + word`` (``add_special_tokens=False``), so
+    a word's pieces are exactly its own encoding (no merge crosses a word).
+    """
+
+    def __init__(self, model, tokenizer, *, name: str, source: str, device: str, dtype: str,
+                 batch_size: int, kind: str, sha256: str | None = None):
+        from lm.neural import resolve_device  # imports torch, as loading a model does anyway
+
+        if int(batch_size) < 1:
+            raise LMError(f"batch_size must be at least 1 (got {batch_size})")
+        self.kind, self.name, self.source, self.sha256 = kind, name, source, sha256
+        self.device = resolve_device(device)
+        self.model = model.to(self.device).eval()
+        self.tok = tokenizer
+        self.dtype, self.batch_size = dtype, int(batch_size)
+        self._ids: dict[tuple[str, bool], tuple[int, ...]] = {}
+
+    def word_ids(self, word: str, first: bool = False) -> tuple[int, ...]:
+        """The word's piece ids as word 0 (``first``) or as a later word."""
+        key = (word, first)
+        if key not in self._ids:
+            ids = tuple(self.tok.encode(word if first else " " + word, add_special_tokens=False))
+            if not ids:
+                raise LMError(f"{self.name}: the tokenizer gives no piece for {word!r}")
+            self._ids[key] = ids
+        return self._ids[key]
+
+    def sentence_ids(self, words) -> list[tuple[int, ...]]:
+        return [self.word_ids(w, i == 0) for i, w in enumerate(words)]
+
+    def word_pieces(self, word: str) -> list[str]:
+        return list(self.tok.convert_ids_to_tokens(list(self.word_ids(word))))
+
+    def in_vocab(self, word: str) -> bool:
+        """No unknown piece in the word (byte-level BPE: always true)."""
+        unk = self.tok.unk_token_id
+        return unk is None or unk not in self.word_ids(word) or word == self.tok.unk_token
+
+    def conventions(self) -> dict:
+        import transformers
+
+        out = super().conventions()
+        out.update({"engine": f"transformers {transformers.__version__}", "source": self.source,
+                    "dtype": f"{self.dtype} weights, fp32 log-softmax",
+                    "batch_size": f"{self.batch_size} sequences per forward pass",
+                    "pieces": "words joined by single spaces; word i>0 encoded as ' '+word, "
+                              "without special tokens"})
+        if self.sha256:
+            out["sha256"] = self.sha256
+        return out
+
+
+def hf_word_vectors(path) -> tuple[list[str], "object"]:
+    """(words, float32 matrix): the input embeddings of the single-piece words of a
+    Hugging Face model directory (``agree perturb --vectors DIR``). A word is a
+    token that starts a word (``Ġword``/``▁word``; WordPiece: a token without
+    ``##``) and is not special; its vector is that token's input embedding. Words
+    of several pieces have none."""
+    path = Path(path)
+    _check_dir(path)
+    tf = _transformers(str(path))
+    try:
+        tokenizer = tf.AutoTokenizer.from_pretrained(path, local_files_only=True)
+        model = tf.AutoModel.from_pretrained(path, local_files_only=True)
+    except Exception as e:  # noqa: BLE001 - transformers raises many kinds on bad files
+        raise LMError(f"{path}: cannot load the Hugging Face model ({_first_line(e)})") from None
+    matrix = model.get_input_embeddings().weight.detach().float().cpu().numpy()
+    tokens = tokenizer.convert_ids_to_tokens(list(range(min(len(tokenizer), matrix.shape[0]))))
+    marked = any(str(t).startswith(("Ġ", "▁")) for t in tokens)
+    special = set(tokenizer.all_special_ids)
+    words, rows, seen = [], [], set()
+    for i, t in enumerate(tokens):
+        t = str(t)
+        if i in special:
+            continue
+        if marked and t.startswith(("Ġ", "▁")) and len(t) > 1:
+            word = t[1:]
+        elif not marked and not t.startswith("##"):
+            word = t
+        else:
+            continue
+        if word not in seen:  # a token may recur (e.g. added tokens): keep the first
+            seen.add(word)
+            words.append(word)
+            rows.append(i)
+    return words, matrix[rows]
+
+
+def _load_registered(model_dir: Path, config: dict, **options):
+    """Loader for kind ``hf`` (a directory whose config.json has ``model_type``)."""
+    return load_hf_dir(model_dir, **options)
+
+
+register("hf", _load_registered)
