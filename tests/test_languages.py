@@ -52,3 +52,39 @@ class TestUndecidable:
         col = header.split("\t").index("undecidable")
         assert [r.split("\t")[col] for r in rows] == ["0", "1"]
         assert [r.split("\t")[header.split("\t").index("correct")] for r in rows] == ["1", "0"]
+
+
+class TestCaselessSentences:
+    def test_caseless_paragraph_split_into_its_sentences(self):
+        from lm.tokenize import sentences
+        text = ('צה"ל הודיע היום על מבצע. הכוחות נכנסו לעיר ארה״ב בבוקר! מה קרה אחר כך? '
+                'אף אחד לא יודע.')
+        assert sentences(text, "he") == [['צה"ל', "הודיע", "היום", "על", "מבצע", "."],
+                                         ["הכוחות", "נכנסו", "לעיר", "ארה״ב", "בבוקר", "!"],
+                                         ["מה", "קרה", "אחר", "כך", "?"], ["אף", "אחד", "לא", "יודע", "."]]
+
+    def test_script_specific_marks_and_combining_signs(self):
+        from lm.tokenize import sentences
+        assert sentences("ذهب الولد إلى المدرسة. هل رأيت المعلم؟ نعم رأيته.", "ar") == [
+            ["ذهب", "الولد", "إلى", "المدرسة", "."], ["هل", "رأيت", "المعلم", "؟"], ["نعم", "رأيته", "."]]
+        assert sentences("राम घर गया। सीता बाज़ार गई।", "hi") == [["राम", "घर", "गया", "।"],
+                                                             ["सीता", "बाज़ार", "गई", "।"]]
+
+    def test_no_space_no_split_and_cased_scripts_unchanged(self):
+        from lm.tokenize import sentences
+        assert len(sentences("מבצע.הכוחות נכנסו", "he")) == 1  # no whitespace after the period
+        assert sentences("It is 3 m. the end. The dog ran.", "en") == [
+            ["It", "is", "3", "m", ".", "the", "end", "."], ["The", "dog", "ran", "."]]
+
+    def test_unknown_lang_warns_and_uses_generic_rules(self, tmp_path):
+        from click.testing import CliRunner
+
+        from agreement.cli import cli
+        from lm.tokenize import lang_warning
+        assert lang_warning("en") is None and lang_warning("he") is None
+        assert "no rules for --lang 'xx'" in lang_warning("xx")
+        src = tmp_path / "in.txt"
+        src.write_text("a b c .\n" * 30, encoding="utf-8")
+        r = CliRunner().invoke(cli, ["corpus", str(src), "--lang", "xx", "--out", str(tmp_path / "c"), "-q"])
+        assert r.exit_code == 0, r.output
+        assert "warning: the tokenizer has no rules for --lang 'xx'; using the generic rules" in r.stderr

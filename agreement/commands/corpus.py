@@ -11,7 +11,7 @@ from agreement.outdir import atomic_output_dir, write_manifest
 @click.argument("inputs", nargs=-1, required=True, type=click.Path())
 @click.option("--lang", required=True,
               help="Language of the inputs (en, it, ...): picks the tokenizer. A dump's header "
-                   "is not consulted.")
+                   "is not consulted. A language without rules gets a warning and the generic ones.")
 @out_option
 @click.option("--vocab-size", type=int, default=50000, show_default=True,
               help="Words in vocab.txt besides <eos> and <unk>.")
@@ -38,6 +38,10 @@ def corpus(inputs, lang, out, vocab_size, max_unk, clitics, workers, seed, quiet
       agree corpus kind-it.txt --lang it --vocab-size 20000 --out it-corpus
     """
     from lm.corpus import prepare_corpus
+    from lm.tokenize import lang_warning
+
+    if (warning := lang_warning(lang)) is not None:  # a warning, not an error: the generic rules work
+        click.echo(warning, err=True)
 
     params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics,
               "seed": seed}
