@@ -7,7 +7,11 @@ order; a dropped arc is counted under the first filter that drops it):
    ``[min_distance, max_distance]`` (paper: 4..14, i.e. at least 3 words between);
 2. ``punct``: neither end is PUNCT;
 3. ``non_projective``: it is projective (the head dominates every word between);
-4. ``missing_feature``: both ends carry every agreement feature.
+4. ``missing_feature``: both ends carry every agreement feature;
+5. ``excluded_value``: with ``values`` (``--values Sing,Plur``, the default), both
+   ends' Number (or, without Number, the first agreement feature) is one of them:
+   a ``Number=Dual`` cue or target (Arabic, Hebrew, Slovenian) is excluded here,
+   so the entropy filter and the items see the two named values only.
 
 Its construction is the direction (``L``: the head is the target, i.e. the later
 word; ``R``: the head is the cue) plus the POS of the cue, of the in-between
@@ -40,7 +44,7 @@ from treebanks.reader import Sentence
 #: a construction: (direction, POS sequence cue first)
 Key = tuple[str, tuple[str, ...]]
 
-ARC_FILTERS = ("distance", "punct", "non_projective", "missing_feature")
+ARC_FILTERS = ("distance", "punct", "non_projective", "missing_feature", "excluded_value")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,12 @@ class MiningConfig:
     max_distance: int = 14      #: largest index difference
     min_count: int = 10         #: cues needed per value of each feature (two values at least)
     max_entropy: float = 0.001  #: H(cue value | target value) must be below this (nats)
+    values: tuple[str, ...] = ()  #: the pivot feature's values kept (empty: all)
+
+    @property
+    def pivot(self) -> int:
+        """Index in ``features`` of the feature ``values`` restricts (Number, else the first)."""
+        return self.features.index("Number") if "Number" in self.features else 0
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,7 @@ class ConstructionMiner:
         upos = [t.upos for t in tokens]
         depth = _depths(heads, sentence)
         joint, agreeing = self.joint, self.agreeing
+        values, pivot = cfg.values, cfg.pivot
         for i, h in cands:
             if upos[i] == "PUNCT" or upos[h] == "PUNCT":
                 drops["punct"] += 1
@@ -153,6 +164,9 @@ class ConstructionMiner:
             tv = feature_values(tokens[hi].feats, features)
             if cv is None or tv is None:
                 drops["missing_feature"] += 1
+                continue
+            if values and (cv[pivot] not in values or tv[pivot] not in values):
+                drops["excluded_value"] += 1
                 continue
             drops["candidates"] += 1
             pos = (upos[lo],) + tuple(upos[k] for k in between if heads[k] == lo or heads[k] == hi) + (upos[hi],)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import click
 
-from agreement.extract import (CONSTRUCTIONS_FILE, ExtractConfig, extract_items, parse_features, read_vocab,
-                               summary_table, write_constructions)
+from agreement.extract import (CONSTRUCTIONS_FILE, ExtractConfig, extract_items, parse_features, parse_values,
+                               read_vocab, summary_table, write_constructions)
 from agreement.options import log, out_option, quiet_option
 from agreement.outdir import atomic_output_dir, write_manifest
 from agreement.records import ITEMS_FILE, write_items
@@ -16,6 +16,11 @@ from treebanks.paradigms import MODES, PARADIGMS_FILE
 @out_option
 @click.option("--features", default="Number", show_default=True,
               help="Agreement feature(s), a |-list such as Number|Gender.")
+@click.option("--values", default="Sing,Plur", show_default=True,
+              help="The two Number values contrasted. Arcs with another value at either end "
+                   "(Number=Dual in Arabic, Hebrew, Slovenian) are excluded and counted "
+                   "(manifest filters: excluded_value), and wrong forms are never dual. A value "
+                   "the treebank does not use is an error listing the ones it has.")
 @click.option("--lang", help="Language code (e.g. en, it), recorded for agree nonce's article rule.")
 @click.option("--min-count", type=int, default=10, show_default=True,
               help="Cues needed for each of two values (singular and plural) to keep a construction.")
@@ -37,12 +42,18 @@ from treebanks.paradigms import MODES, PARADIGMS_FILE
 @click.option("--format", "fmt", type=click.Choice(["tsv", "colorlessgreen"]), default="tsv",
               show_default=True, help="colorlessgreen: also write the paper's generated.text/.gold/.eval/.tab.")
 @quiet_option
-def extract(treebanks, out, features, lang, min_count, min_distance, max_distance, alt,
+def extract(treebanks, out, features, values, lang, min_count, min_distance, max_distance, alt,
             infer_verb_number, vocab, explain, fmt, quiet):
     """Mine long-distance agreement constructions from UD treebank files (.conllu,
     .conllu.gz, .conllu.bz2, or directories of them) and write the original test
     items: constructions.tsv, items.tsv, paradigms.tsv, manifest.json. Prints the
     kept constructions (and any --explain diagnostics) on stdout.
+
+    A wrong form differs from the correct one in number only (plus features that
+    come and go with number in the treebank, e.g. Gender on Russian past tenses);
+    targets whose other-number form also differs in Tense, Mood, VerbForm... are
+    rejected and counted (filters: non_number_difference; --explain shows which
+    features differed). Dual: see --values.
 
     \b
     Example:
@@ -50,7 +61,7 @@ def extract(treebanks, out, features, lang, min_count, min_distance, max_distanc
           --explain "R VERB NOUN CCONJ VERB"
     """
     config = ExtractConfig(features=parse_features(features), min_count=min_count, min_distance=min_distance,
-                           max_distance=max_distance, alt=alt, infer_verb_number=infer_verb_number,
+                           max_distance=max_distance, alt=alt, values=parse_values(values), infer_verb_number=infer_verb_number,
                            vocab=read_vocab(vocab) if vocab else None, lang=lang, explain=tuple(explain),
                            quiet=quiet)
     result = extract_items(treebanks, config)

@@ -44,7 +44,8 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
     src = read_extract_dir(extract_dir)
     words = read_vocab_file(vocab, src.table) if vocab else None
     config = NonceConfig(n=n, ambiguity=ambiguity, vocab=words, lang=src.lang, vowel_rule=vowel_rule,
-                         sampling=sampling, features=src.features, alternative_mode=src.alternative_mode)
+                         sampling=sampling, features=src.features, alternative_mode=src.alternative_mode,
+                         values=src.values)
     result = make_nonce(src.items, src.table, config, random.Random(seed), quiet=quiet)
     with atomic_output_dir(out) as tmp:
         write_items(tmp / "items.tsv", result.items)
@@ -65,3 +66,11 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
         f"no replacement pair for {sum(c['targets_no_pair'].values())} targets, no candidate for "
         f"{sum(c['positions_no_candidate'].values())} of {sum(c['positions'].values())} positions -> {out}",
         quiet)
+    fused = sum(c["positions_fused"].values())
+    if fused or c["targets_fused"]:
+        why = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in c["positions_fused_unchanged"].items()) or "none"
+        log(f"merged tokens (function words kept): {fused} content positions, unchanged: {why}; "
+            f"{c['targets_fused']} merged targets keep their own pair", quiet)
+    if c["distinct_pairs"]:
+        log("distinct target pairs per item: " + ", ".join(f"{k}: {v} items" for k, v in c["distinct_pairs"].items()),
+            quiet)
