@@ -88,3 +88,266 @@ class TestCaselessSentences:
         r = CliRunner().invoke(cli, ["corpus", str(src), "--lang", "xx", "--out", str(tmp_path / "c"), "-q"])
         assert r.exit_code == 0, r.output
         assert "warning: the tokenizer has no rules for --lang 'xx'; using the generic rules" in r.stderr
+
+
+# --- inline CoNLL-U ------------------------------------------------------------------
+
+def _conllu(*sentences: str) -> str:
+    """Sentences as rows ``ID FORM LEMMA UPOS FEATS HEAD DEPREL`` (space-separated;
+    a multiword token row is ``4-5 farlo``) -> CoNLL-U text."""
+    out = []
+    for k, sent in enumerate(sentences, start=1):
+        out.append(f"# sent_id = s{k}")
+        for row in sent.strip().splitlines():
+            cols = row.split()
+            if "-" in cols[0]:
+                out.append("\t".join([cols[0], cols[1]] + ["_"] * 8))
+            else:
+                tid, form, lemma, upos, feats, head, deprel = cols
+                out.append("\t".join([tid, form, lemma, upos, "_", feats, head, deprel, "_", "_"]))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def _read(tmp_path, text, name="tb.conllu"):
+    from treebanks.paradigms import ParadigmTable
+    from treebanks.reader import read_treebanks
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    sents = list(read_treebanks([path]))
+    return sents, ParadigmTable.from_sentences(sents)
+
+
+def _item_of(sentence, cue, target, wrong):
+    t = sentence.tokens
+    return Item(f"x:{sentence.sent_id}", 0, "NOUN VERB", "L", tuple(x.form for x in t), tuple(x.upos for x in t),
+                tuple(x.feats for x in t), t[target].form, wrong, t[target].lemma, "Sing", cue, target, 0, False,
+                "original")
+
+
+V3S = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
+V3P = "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin"
+MS, MP = "Gender=Masc|Number=Sing", "Gender=Masc|Number=Plur"
+CL = "Clitic=Yes|Gender={g}|Number=Sing|Person=3|PronType=Prs"
+
+
+def _it_sentence(noun, verb, vlemma, vfeats, fused, inf, clitic, gender="Masc", det="il"):
+    return f"""
+1 {det} {det} DET Definite=Def 2 det
+2 {noun} {noun.rstrip('i').rstrip('e').rstrip('o')}o NOUN {MS if verb in ('vuole', 'deve') else MP} 3 nsubj
+3 {verb} {vlemma} VERB {vfeats} 0 root
+4-5 {fused}
+4 {inf} {inf}e VERB VerbForm=Inf 3 xcomp
+5 {clitic} {clitic} PRON {CL.format(g=gender)} 4 obj
+6 . . PUNCT _ 3 punct"""
+
+
+ITALIAN = _conllu(
+    _it_sentence("cane", "vuole", "volere", V3S, "farlo", "far", "lo"),
+    _it_sentence("cani", "vogliono", "volere", V3P, "dirlo", "dir", "lo"),
+    _it_sentence("gatto", "deve", "dovere", V3S, "dirlo", "dir", "lo"),
+    _it_sentence("gatti", "devono", "dovere", V3P, "farlo", "far", "lo"),
+    _it_sentence("gatto", "vuole", "volere", V3S, "farla", "far", "la", gender="Fem"),
+    """
+1 il il DET Definite=Def 2 det
+2 cane cano NOUN Gender=Masc|Number=Sing 3 nsubj
+3 vuole volere VERB Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin 0 root
+4 fare fare VERB VerbForm=Inf 3 xcomp
+5 e e CCONJ _ 6 cc
+6 dire dire VERB VerbForm=Inf 4 conj
+7 . . PUNCT _ 3 punct""")
+
+# Hebrew-style (transliterated): a noun written with its preposition and article
+# as one token, b+h+byt "in the house"; l+byt "to a house" has other function parts
+HEBREW = _conllu(*[f"""
+1 yld yld NOUN {MS} 2 nsubj
+2 {verb} {vl} VERB {vf} 0 root
+3-5 {fused}
+3 b b ADP _ 5 case
+4 h h DET PronType=Art 5 det
+5 {noun} {noun} NOUN {MS} 2 obl
+6 . . PUNCT _ 2 punct""" for verb, vl, vf, fused, noun in (
+    ("gr", "gwr", V3S, "bhbyt", "byt"), ("gr", "gwr", V3S, "bhspr", "spr"),
+    ("yšb", "yšb", V3S, "bhspr", "spr"), ("yšb", "yšb", V3S, "bhbyt", "byt"))], """
+1 yld yld NOUN Gender=Masc|Number=Sing 2 nsubj
+2 gr gwr VERB Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin 0 root
+3-4 lbyt
+3 l l ADP _ 4 case
+4 byt byt NOUN Gender=Masc|Number=Sing 2 obl
+5 spr spr NOUN Gender=Masc|Number=Sing 4 nmod
+6 byt byt NOUN Gender=Masc|Number=Sing 2 obl
+7 . . PUNCT _ 2 punct""")
+
+
+class TestFusedTokensUnderNonce:
+    def _nonce(self, sents, table, item, n=6):
+        import random
+
+        from nonce.generate import NonceConfig, make_nonce
+        return make_nonce([item], table, NonceConfig(n=n, min_count=1, ambiguity=0.0), random.Random(1))
+
+    def test_verb_with_enclitic_keeps_its_clitic(self, tmp_path):
+        sents, table = _read(tmp_path, ITALIAN)
+        assert sents[0].forms == ("il", "cane", "vuole", "farlo", ".")
+        assert sents[0].tokens[3].lemma == "fare+lo"
+        result = self._nonce(sents, table, _item_of(sents[0], 1, 2, "vogliono"))
+        variants = result.items[1:]
+        assert len(variants) == 6
+        # only a re-spelling with the same clitic: dirlo (never farla, nor a bare verb)
+        assert {v.tokens[3] for v in variants} == {"dirlo"}
+        assert result.positions_fused == {"VERB": 1} and result.positions_fused_unchanged == {}
+
+    def test_unattested_respelling_leaves_the_position_and_counts_it(self, tmp_path):
+        sents, table = _read(tmp_path, ITALIAN)
+        assert sents[4].forms[3] == "farla"  # no other verb + la in the treebank
+        result = self._nonce(sents, table, _item_of(sents[4], 1, 2, "vogliono"))
+        assert {v.tokens[3] for v in result.items[1:]} == {"farla"}
+        assert result.positions_fused_unchanged == {"no_attested_respelling": 1}
+
+    def test_noun_with_prefixed_preposition_and_article(self, tmp_path):
+        sents, table = _read(tmp_path, HEBREW)
+        assert sents[0].forms == ("yld", "gr", "bhbyt", ".") and sents[0].tokens[2].upos == "NOUN"
+        assert sents[0].tokens[2].lemma == "b+h+byt"
+        item = _item_of(sents[0], 0, 1, "grw")
+        table.add("grw", "gwr", "VERB", V3P, 2)  # the target's plural, so that it has pairs
+        table.add("yšbw", "yšb", "VERB", V3P, 2)
+        result = self._nonce(sents, table, item)
+        assert {v.tokens[2] for v in result.items[1:]} == {"bhspr"}  # never lbyt, never bare spr
+
+    def test_merged_target_keeps_its_own_pair(self, tmp_path):
+        sents, table = _read(tmp_path, ITALIAN)
+        item = _item_of(sents[0], 1, 3, "farli")
+        result = self._nonce(sents, table, item)
+        assert result.targets_fused == 1
+        assert {(v.correct, v.wrong) for v in result.items[1:]} == {("farlo", "farli")}
+
+
+class TestSpreadPairs:
+    def test_variants_use_distinct_pairs_until_exhausted(self):
+        import random
+
+        from nonce.generate import NonceConfig, make_nonce
+        from treebanks.paradigms import ParadigmTable
+        table = ParadigmTable()
+        lemmas = ["bark", "run", "eat", "sing", "jump", "swim"]
+        for w in lemmas + ["sleep"]:
+            table.add(w + "s", w, "VERB", V3S, 3)
+            table.add(w, w, "VERB", V3P, 3)
+        table.add("dog", "dog", "NOUN", MS, 3)
+        table.add("cat", "cat", "NOUN", MS, 3)
+        item = Item("i", 0, "NOUN VERB", "L", ("dog", "sleeps"), ("NOUN", "VERB"), (MS, V3S), "sleeps", "sleep",
+                    "sleep", "Sing", 0, 1, 0, False, "original")
+        for n in (6, 9):
+            result = make_nonce([item], table, NonceConfig(n=n), random.Random(3))
+            pairs = [v.lemma for v in result.items[1:]]
+            assert len(set(pairs[:6])) == 6  # the first six variants: six different lemmas
+            assert result.distinct_pairs == {6: 1}
+
+
+class TestNumberOnly:
+    def _table(self, rows):
+        from treebanks.paradigms import ParadigmTable
+        table = ParadigmTable()
+        for form, lemma, feats, n in rows:
+            table.add(form, lemma, "VERB", feats, n)
+        return table
+
+    def test_pair_differing_in_tense_is_rejected(self):
+        table = self._table([("walks", "walk", V3S, 3),
+                             ("walked", "walk", "Mood=Ind|Number=Plur|Person=3|Tense=Past|VerbForm=Fin", 2),
+                             ("runs", "run", V3S, 3), ("run", "run", V3P, 3)])
+        assert table.alternative("run", "VERB", V3S) == "run"
+        assert table.alternative("walk", "VERB", V3S) is None
+        assert table.rejected_alternatives("walk", "VERB", V3S) == [("walked", ["Tense"])]
+
+    def test_one_sided_feature_allowed_only_when_it_covaries_with_number(self):
+        past_sg = "Gender={g}|Number=Sing|Tense=Past|VerbForm=Fin"
+        past_pl = "Number=Plur|Tense=Past|VerbForm=Fin"
+        rows = [("spal", "spat", past_sg.format(g="Masc"), 5), ("spali", "spat", past_pl, 4),
+                ("pel", "pet", past_sg.format(g="Masc"), 5), ("pela", "pet", past_sg.format(g="Fem"), 3),
+                ("peli", "pet", past_pl, 4)]
+        table = self._table(rows)
+        assert "Gender" in table.covarying("VERB")  # singular past: always; plural: never
+        assert table.alternative("spat", "VERB", past_sg.format(g="Masc")) == "spali"
+        # Aspect on one side only, and it does not come and go with number: rejected
+        table = self._table(rows + [("idet", "idti", "Aspect=Imp|Number=Sing|Tense=Pres|VerbForm=Fin", 3),
+                                    ("idut", "idti", "Number=Plur|Tense=Pres|VerbForm=Fin", 3),
+                                    ("nosit", "nosit", "Aspect=Imp|Number=Sing|Tense=Pres|VerbForm=Fin", 3),
+                                    ("nosjat", "nosit", "Aspect=Imp|Number=Plur|Tense=Pres|VerbForm=Fin", 3)])
+        assert table.alternative("idti", "VERB", "Aspect=Imp|Number=Sing|Tense=Pres|VerbForm=Fin") is None
+        assert table.rejected_alternatives("idti", "VERB", "Aspect=Imp|Number=Sing|Tense=Pres|VerbForm=Fin") == [
+            ("idut", ["Aspect"])]
+
+
+def _dual_sentence(noun, nfeats, verb, vfeats):
+    return f"""
+1 {noun} {noun[:3]} NOUN {nfeats} 5 nsubj
+2 hunā hunā ADV _ 5 advmod
+3 ġadan ġadan ADV _ 5 advmod
+4 ḥaqqan ḥaqqan ADV _ 5 advmod
+5 {verb} {verb[:3]} VERB {vfeats} 0 root
+6 . . PUNCT _ 5 punct"""
+
+
+# Arabic-style (transliterated) Sing / Plur / Dual subjects and verbs
+SG, PL, DU = "Number=Sing", "Number=Plur", "Number=Dual"
+DUAL = _conllu(*[_dual_sentence(n, nf, v, vf) for n, nf, v, vf in (
+    ("walad", SG, "kataba", SG), ("awlād", PL, "katabū", PL), ("waladān", DU, "katabā", DU),
+    ("bint", SG, "kataba", SG), ("banāt", PL, "katabū", PL), ("bintān", DU, "katabā", DU),
+    ("walad", SG, "daras", SG), ("awlād", PL, "darasū", PL), ("waladān", DU, "darasā", DU),
+    ("bint", SG, "daras", SG), ("banāt", PL, "darasū", PL), ("bintān", DU, "darasā", DU),
+    ("waladān", DU, "katabā", DU), ("bintān", DU, "darasā", DU))])
+
+
+class TestDual:
+    def _extract(self, tmp_path, **kw):
+        from agreement.extract import ExtractConfig, extract_items
+        path = tmp_path / "ar.conllu"
+        path.write_text(DUAL, encoding="utf-8")
+        return extract_items([path], ExtractConfig(min_count=2, **kw))
+
+    def test_dual_arcs_excluded_and_counted_wrong_forms_never_dual(self, tmp_path):
+        r = self._extract(tmp_path)
+        assert [c.name for c in r.kept] == ["L NOUN ADV ADV ADV VERB"]
+        assert r.filters["excluded_value"] == 6  # the six dual subject-verb arcs
+        assert len(r.items) == 8
+        assert {it.number for it in r.items} == {"Sing", "Plur"}
+        dual_forms = {"katabā", "darasā"}
+        assert not {it.wrong for it in r.items} & dual_forms
+        assert {(it.correct, it.wrong) for it in r.items} == {
+            ("kataba", "katabū"), ("katabū", "kataba"), ("daras", "darasū"), ("darasū", "daras")}
+
+    def test_values_can_pair_singular_with_dual(self, tmp_path):
+        r = self._extract(tmp_path, values=("Sing", "Dual"))
+        assert {it.number for it in r.items} == {"Sing", "Dual"}
+        assert ("kataba", "katabā") in {(it.correct, it.wrong) for it in r.items}
+
+    def test_values_the_treebank_never_uses_is_a_clear_error(self, tmp_path):
+        from click.testing import CliRunner
+
+        from agreement.cli import cli
+        path = tmp_path / "ar.conllu"
+        path.write_text(DUAL, encoding="utf-8")
+        r = CliRunner().invoke(cli, ["extract", str(path), "--values", "Sing,Trial", "--out", str(tmp_path / "o"),
+                                     "--min-count", "2", "-q"])
+        assert r.exit_code == 1
+        assert r.output.strip().splitlines()[-1] == (
+            f"Error: --values Sing,Trial: {path} has no Number=Trial; its Number values: Dual, Plur, Sing")
+        r = CliRunner().invoke(cli, ["extract", str(path), "--values", "Sing", "--out", str(tmp_path / "o"), "-q"])
+        assert r.exit_code == 1 and "Error: --values needs two different values" in r.output
+        assert not (tmp_path / "o").exists()
+
+
+class TestExplainRejections:
+    def test_explain_shows_which_features_differed(self, tmp_path):
+        from agreement.extract import ExtractConfig, extract_items
+        # "yaktub" (present) has only a past-tense plural: number and tense differ
+        text = DUAL + _conllu(*[_dual_sentence("walad", SG, "yaktub", "Number=Sing|Tense=Pres")] * 2,
+                              _dual_sentence("awlād", PL, "katabūhu", "Number=Plur|Tense=Past"))
+        text = text.replace("katabūhu\tkat\t", "katabūhu\tyak\t")  # the lemma of yaktub
+        assert "katabūhu\tyak\t" in text
+        path = tmp_path / "ar.conllu"
+        path.write_text(text, encoding="utf-8")
+        r = extract_items([path], ExtractConfig(min_count=2, explain=("L NOUN ADV ADV ADV VERB",)))
+        assert r.filters["non_number_difference"] == 3  # yaktub twice, katabūhu once
+        assert "differs beyond number: 3 (e.g. yaktub / katabūhu: Tense" in r.explanations[0]
