@@ -44,10 +44,13 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
+
+from tqdm import tqdm
 
 from agreement.errors import AgreeError
 from lm.corpus import vocabulary_words
@@ -56,7 +59,8 @@ from agreement.records import Item
 from treebanks.errors import TreebankError
 from treebanks.features import feature_names, feature_values, infer_verb_number
 from treebanks.paradigms import MODES, ParadigmTable
-from treebanks.reader import Sentence, expand_paths, read_treebanks
+from treebanks.cache import load_treebanks
+from treebanks.reader import Sentence, expand_paths
 
 CONSTRUCTIONS_FILE = "constructions.tsv"
 CONSTRUCTION_COLUMNS = ("direction", "construction", "pairs", "sing", "plur", "cue_counts",
@@ -80,6 +84,8 @@ class ExtractConfig:
     lang: str | None = None      #: language code, recorded for later steps
     explain: tuple[str, ...] = ()  #: constructions to explain, e.g. "R VERB NOUN CCONJ VERB"
     quiet: bool = True           #: no progress bar
+    cache_dir: str | None = None  #: parsed-treebank cache (:mod:`treebanks.cache`); None: no cache
+    workers: int | None = None   #: processes parsing files (None: one per file, at most the CPUs)
 
     def mining(self) -> MiningConfig:
         return MiningConfig(self.features, self.min_distance, self.max_distance,
@@ -92,7 +98,8 @@ class ExtractConfig:
         d["vocab"] = None if self.vocab is None else len(self.vocab)
         d["explain"] = list(self.explain)
         d["values"] = ",".join(self.values)
-        del d["quiet"]
+        for name in ("quiet", "cache_dir", "workers"):  # how, not what: results do not depend on them
+            del d[name]
         return d
 
 
@@ -109,6 +116,7 @@ class ExtractResult:
     tokens: int
     files: tuple[Path, ...]
     explanations: tuple[str, ...]            #: one text per ``config.explain`` entry
+    reading: dict = dataclasses.field(default_factory=dict)  #: files read from the cache / parsed
 
 
 def parse_features(spec: str | Sequence[str]) -> tuple[str, ...]:
@@ -134,7 +142,9 @@ def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = Ex
     miner = ConstructionMiner(config.mining())
     table = ParadigmTable()
     with _gc_paused():
-        for sentence in read_treebanks(files, quiet=config.quiet):
+        sentences, reading = load_treebanks(files, cache_dir=config.cache_dir, workers=config.workers)
+        for sentence in tqdm(sentences, desc="mining", unit=" sent", disable=config.quiet, file=sys.stderr,
+                             mininterval=0.5):
             if config.infer_verb_number:
                 sentence = _infer_number(sentence)
             table.add_tokens(sentence.tokens)
@@ -167,7 +177,8 @@ def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = Ex
             text += builder.explain_rejections(key)
         explanations.append(text)
     return ExtractResult(items, tuple(constructions), tuple(kept), {k: len(v) for k, v in per_key.items()},
-                         table, filters, miner.sentences, miner.tokens, tuple(files), tuple(explanations))
+                         table, filters, miner.sentences, miner.tokens, tuple(files), tuple(explanations),
+                         reading)
 
 
 @contextmanager
@@ -232,7 +243,7 @@ def _check_values(table: ParadigmTable, c: ExtractConfig, files: Sequence[Path])
 
 def _infer_number(sentence: Sentence) -> Sentence:
     tokens = sentence.tokens
-    new = [t if (f := infer_verb_number(t.upos, t.feats)) == t.feats else dataclasses.replace(t, feats=f)
+    new = [t if (f := infer_verb_number(t.upos, t.feats)) == t.feats else t._replace(feats=f)
            for t in tokens]
     return dataclasses.replace(sentence, tokens=tuple(new))
 

@@ -21,3 +21,9 @@ def shared_path(*parts: str) -> Path:
 def shared():
     """``shared('ud', 'en_ewt')`` -> Path, or skip with a reason."""
     return shared_path
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """``agree extract`` caches parsed treebanks under $XDG_CACHE_HOME: keep tests out of ~/.cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))

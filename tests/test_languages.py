@@ -351,3 +351,61 @@ class TestExplainRejections:
         r = extract_items([path], ExtractConfig(min_count=2, explain=("L NOUN ADV ADV ADV VERB",)))
         assert r.filters["non_number_difference"] == 3  # yaktub twice, katabūhu once
         assert "differs beyond number: 3 (e.g. yaktub / katabūhu: Tense" in r.explanations[0]
+
+
+class TestTreebankCache:
+    def test_second_run_reads_the_cache_and_gives_the_same_result(self, tmp_path):
+        from agreement.extract import ExtractConfig, extract_items
+        path = tmp_path / "ar.conllu"
+        path.write_text(DUAL, encoding="utf-8")
+        cache = tmp_path / "cache"
+        plain = extract_items([path], ExtractConfig(min_count=2))
+        first = extract_items([path], ExtractConfig(min_count=2, cache_dir=str(cache)))
+        second = extract_items([path], ExtractConfig(min_count=2, cache_dir=str(cache), max_distance=10))
+        assert (first.reading, second.reading) == ({"cached": 0, "parsed": 1}, {"cached": 1, "parsed": 0})
+        assert plain.items == first.items == second.items
+        assert [c.name for c in second.kept] == ["L NOUN ADV ADV ADV VERB"]
+        assert [p.name.startswith(".tmp") for p in cache.iterdir()] == [False]  # atomic: no temporary left
+
+    def test_corrupted_entry_is_ignored_and_rewritten(self, tmp_path):
+        from treebanks.cache import load_treebanks
+        path = tmp_path / "ar.conllu"
+        path.write_text(DUAL, encoding="utf-8")
+        cache = tmp_path / "cache"
+        good, _ = load_treebanks([path], cache_dir=cache)
+        entry = next(cache.iterdir())
+        data = entry.read_bytes()
+        entry.write_bytes(data[:-7] + b"garbage")
+        again, reading = load_treebanks([path], cache_dir=cache)
+        assert reading == {"cached": 0, "parsed": 1} and again == good
+        assert entry.read_bytes() == data
+        entry.write_bytes(data[:40])  # truncated
+        assert load_treebanks([path], cache_dir=cache)[1] == {"cached": 0, "parsed": 1}
+
+    def test_changed_file_is_parsed_again_and_parallel_equals_serial(self, tmp_path):
+        from treebanks.cache import load_treebanks
+        a, b = tmp_path / "a.conllu", tmp_path / "b.conllu"
+        a.write_text(DUAL, encoding="utf-8")
+        b.write_text(ITALIAN, encoding="utf-8")
+        cache = tmp_path / "cache"
+        serial, _ = load_treebanks([a, b], workers=1)
+        parallel, _ = load_treebanks([a, b], cache_dir=cache, workers=2)
+        assert serial == parallel and parallel[0].source == str(a)
+        a.write_text(HEBREW, encoding="utf-8")
+        sents, reading = load_treebanks([a, b], cache_dir=cache)
+        assert reading == {"cached": 1, "parsed": 1} and sents[0].forms == ("yld", "gr", "bhbyt", ".")
+
+    def test_cli_no_cache(self, tmp_path):
+        from click.testing import CliRunner
+
+        from agreement.cli import cli
+        path = tmp_path / "ar.conllu"
+        path.write_text(DUAL, encoding="utf-8")
+        run = lambda *a: CliRunner().invoke(cli, ["extract", str(path), "--min-count", "2", *a])  # noqa: E731
+        r = run("--out", str(tmp_path / "o1"))
+        assert r.exit_code == 0 and "0 of 1 treebank files from the cache" in r.stderr
+        r = run("--out", str(tmp_path / "o2"))
+        assert "1 of 1 treebank files from the cache" in r.stderr
+        r = run("--out", str(tmp_path / "o3"), "--no-cache")
+        assert "0 of 1 treebank files from the cache" in r.stderr
+        assert (tmp_path / "o1" / "items.tsv").read_bytes() == (tmp_path / "o3" / "items.tsv").read_bytes()

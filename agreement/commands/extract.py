@@ -7,6 +7,7 @@ from agreement.extract import (CONSTRUCTIONS_FILE, ExtractConfig, extract_items,
                                read_vocab, summary_table, write_constructions)
 from agreement.options import log, out_option, quiet_option
 from agreement.outdir import atomic_output_dir, write_manifest
+from treebanks.cache import default_cache_dir
 from agreement.records import ITEMS_FILE, write_items
 from treebanks.paradigms import MODES, PARADIGMS_FILE
 
@@ -41,9 +42,14 @@ from treebanks.paradigms import MODES, PARADIGMS_FILE
               help='Print a construction\'s joint counts and verdict, e.g. "R VERB NOUN CCONJ VERB".')
 @click.option("--format", "fmt", type=click.Choice(["tsv", "colorlessgreen"]), default="tsv",
               show_default=True, help="colorlessgreen: also write the paper's generated.text/.gold/.eval/.tab.")
+@click.option("--no-cache", is_flag=True,
+              help="Parse the treebank files even when the cache ($XDG_CACHE_HOME/agree/treebanks, else "
+                   "~/.cache/agree/treebanks; keyed by each file's SHA-256) has them.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes parsing treebank files [default: one per file, at most the CPUs].")
 @quiet_option
 def extract(treebanks, out, features, values, lang, min_count, min_distance, max_distance, alt,
-            infer_verb_number, vocab, explain, fmt, quiet):
+            infer_verb_number, vocab, explain, fmt, no_cache, workers, quiet):
     """Mine long-distance agreement constructions from UD treebank files (.conllu,
     .conllu.gz, .conllu.bz2, or directories of them) and write the original test
     items: constructions.tsv, items.tsv, paradigms.tsv, manifest.json. Prints the
@@ -63,7 +69,7 @@ def extract(treebanks, out, features, values, lang, min_count, min_distance, max
     config = ExtractConfig(features=parse_features(features), min_count=min_count, min_distance=min_distance,
                            max_distance=max_distance, alt=alt, values=parse_values(values), infer_verb_number=infer_verb_number,
                            vocab=read_vocab(vocab) if vocab else None, lang=lang, explain=tuple(explain),
-                           quiet=quiet)
+                           quiet=quiet, cache_dir=None if no_cache else str(default_cache_dir()), workers=workers)
     result = extract_items(treebanks, config)
     with atomic_output_dir(out) as tmp:
         write_items(tmp / ITEMS_FILE, result.items)
@@ -81,5 +87,6 @@ def extract(treebanks, out, features, values, lang, min_count, min_distance, max
     click.echo(summary_table(result))
     for text in result.explanations:
         click.echo(text)
+    log(f"{result.reading.get('cached', 0)} of {len(result.files)} treebank files from the cache", quiet)
     log(f"{result.sentences} sentences, {len(result.kept)} constructions, {len(result.items)} items -> {out}",
         quiet)
