@@ -145,7 +145,7 @@ class ConstructionMiner:
         if not cands:
             return
         upos = [t.upos for t in tokens]
-        depth = _depths(heads, sentence)
+        depth = sentence.depths or _depths(heads, sentence)  # the parse cache stores them
         joint, agreeing = self.joint, self.agreeing
         values, pivot = cfg.values, cfg.pivot
         for i, h in cands:
@@ -240,6 +240,12 @@ def explain(construction: Construction | None, key: Key, cfg: MiningConfig) -> s
                      + f": {'passes' if enough else 'FAILS'}")
     lines.append("  -> kept" if c.kept else f"  -> rejected: {c.reason}")
     return "\n".join(lines)
+
+
+def tree_depths(sentence: Sentence) -> tuple[int, ...]:
+    """Arcs from each word to the root (0 for the root); TreebankError on a head cycle.
+    Computed once per sentence when a treebank is parsed for the cache."""
+    return tuple(_depths([t.head for t in sentence.tokens], sentence))
 
 
 def _depths(heads: list[int], sentence: Sentence) -> list[int]:

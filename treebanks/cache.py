@@ -27,6 +27,7 @@ import marshal
 import os
 import sys
 import tempfile
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Sequence
@@ -35,7 +36,7 @@ from treebanks.errors import TreebankError
 from treebanks.reader import Sentence, Token, _read_file
 
 #: bump when the columns or the reader's merge rule change: old entries are then ignored
-FORMAT = 1
+FORMAT = 2
 _MAGIC = b"agree-treebank-cache\n"
 
 
@@ -53,17 +54,25 @@ def file_sha256(path: Path) -> str:
 
 
 def _columns(path: str) -> bytes:
-    """Parse one file (in a worker) -> marshal blob of (sent_id, line, rows) per sentence."""
-    out = [(s.sent_id, s.line, tuple((t.form, t.lemma, t.upos, t.feats, t.head, t.deprel) for t in s.tokens))
-           for s in _read_file(Path(path))]
-    return marshal.dumps(out)
+    """Parse one file (in a worker) -> marshal blob: per sentence (sent_id, line,
+    rows, depths), and the file's analysis counts ``{(form, lemma, upos, feats): n}``
+    (what the paradigm table needs, so a cached run need not count tokens again).
+    Settings never enter: the same blob serves every ``extract`` option."""
+    from agreement.mining import tree_depths  # the miner's own rule (and its cycle error)
+
+    sents, counts = [], Counter()
+    for s in _read_file(Path(path)):
+        rows = tuple((t.form, t.lemma, t.upos, t.feats, t.head, t.deprel) for t in s.tokens)
+        counts.update([r[:4] for r in rows])
+        sents.append((s.sent_id, s.line, rows, tree_depths(s)))
+    return marshal.dumps((sents, dict(counts)))
 
 
-def _sentences(blob: bytes, source: str) -> list[Sentence]:
-    out = []
-    for sent_id, line, rows in marshal.loads(blob):
-        out.append(Sentence(sent_id, tuple([Token(i, *r) for i, r in enumerate(rows)]), source, line))
-    return out
+def _sentences(blob: bytes, source: str) -> tuple[list[Sentence], dict]:
+    sents, counts = marshal.loads(blob)
+    out = [Sentence(sent_id, tuple([Token(i, *r) for i, r in enumerate(rows)]), source, line, depths)
+           for sent_id, line, rows, depths in sents]
+    return out, counts
 
 
 def _entry(cache_dir: Path, digest: str) -> Path:
@@ -102,8 +111,9 @@ def _store_entry(path: Path, payload: bytes) -> None:
 
 
 def load_treebanks(files: Sequence[Path], *, cache_dir: str | os.PathLike | None = None,
-                   workers: int | None = None) -> tuple[list[Sentence], dict]:
-    """All sentences of ``files`` in order, and ``{"cached": k, "parsed": m}`` files.
+                   workers: int | None = None, counts: Counter | None = None) -> tuple[list[Sentence], dict]:
+    """All sentences of ``files`` in order, and ``{"cached": k, "parsed": m}`` files;
+    with ``counts``, adds every (form, lemma, upos, feats) analysis's token count to it.
 
     ``workers``: processes for the files to parse (None: one per file, at most the
     CPU count; 1: parse here). TreebankError as :func:`read_treebanks` raises it."""
@@ -134,5 +144,8 @@ def load_treebanks(files: Sequence[Path], *, cache_dir: str | os.PathLike | None
             _store_entry(_entry(cache, digests[k]), blobs[k])
     sentences = []
     for k, f in enumerate(files):
-        sentences.extend(_sentences(blobs[k], str(f)))
+        sents, file_counts = _sentences(blobs[k], str(f))
+        sentences.extend(sents)
+        if counts is not None:
+            counts.update(file_counts)
     return sentences, {"cached": len(files) - len(todo), "parsed": len(todo)}

@@ -37,9 +37,8 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from treebanks.errors import TreebankError
 from treebanks.features import canonical_feats, parse_feats
@@ -49,9 +48,9 @@ _HEADER = ("form", "lemma", "upos", "feats", "count")
 MODES = ("closest", "exact")
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    """One analysis of a surface form."""
+class Analysis(NamedTuple):
+    """One analysis of a surface form (a named tuple: tables hold tens of thousands,
+    built from plain tuples in one go)."""
     form: str
     lemma: str
     upos: str
@@ -75,8 +74,9 @@ class ParadigmTable:
     def counts(self) -> dict[Analysis, int]:
         """analysis -> number of tokens with it."""
         if self._pending:
+            make = Analysis._make
             for key, n in self._pending.items():
-                self._counts[Analysis(*key)] += n
+                self._counts[make(key)] += n
             self._pending.clear()
         return self._counts
 
@@ -94,6 +94,11 @@ class ParadigmTable:
         self._pending.update([(t.form, t.lemma, t.upos, t.feats) for t in tokens])
         self._changed()
 
+    def add_counts(self, counts: dict) -> None:
+        """Add ``{(form, lemma, upos, feats): n}`` (a cached treebank's counts)."""
+        self._pending.update(counts)
+        self._changed()
+
     @classmethod
     def from_sentences(cls, sentences: Iterable) -> "ParadigmTable":
         """The table of every token of ``sentences`` (``treebanks.reader.Sentence``)."""
@@ -106,24 +111,14 @@ class ParadigmTable:
     def analyses(self, form: str) -> list[tuple[Analysis, int]]:
         """All analyses of a surface form with their counts, most frequent first."""
         if self._by_form is None:
-            index = defaultdict(list)
-            for a, n in self.counts.items():
-                index[a.form].append((a, n))
-            for rows in index.values():
-                rows.sort(key=_rank)
-            self._by_form = dict(index)
-        return self._by_form.get(form, [])
+            self._by_form = _index(self.counts, 0)
+        return _sorted_rows(self._by_form, form)
 
     def lemma_forms(self, lemma: str, upos: str) -> list[tuple[Analysis, int]]:
         """All analyses of a lemma with a given UPOS, most frequent first."""
         if self._by_lemma is None:
-            index = defaultdict(list)
-            for a, n in self.counts.items():
-                index[(a.lemma, a.upos)].append((a, n))
-            for rows in index.values():
-                rows.sort(key=_rank)
-            self._by_lemma = dict(index)
-        return self._by_lemma.get((lemma, upos), [])
+            self._by_lemma = _index(self.counts, 1)
+        return _sorted_rows(self._by_lemma, (lemma, upos))
 
     def alternative(self, lemma: str, upos: str, feats: str, features: Sequence[str] = ("Number",),
                     mode: str = "closest", values: Sequence[str] | None = None) -> str | None:
@@ -289,6 +284,31 @@ def _compatible(a: str, b: str) -> bool:
     """Two values of one feature are compatible when equal or when their value
     sets (``Fem,Masc``) overlap."""
     return a == b or not set(a.split(",")).isdisjoint(b.split(","))
+
+
+def _index(counts: dict, by: int) -> dict:
+    """form (by=0) or (lemma, upos) (by=1) -> [False, rows]; rows are sorted on the
+    first look-up only (:func:`_sorted_rows`): an extract run looks up a few hundred
+    keys of tens of thousands."""
+    index: dict = {}
+    for a, n in counts.items():
+        key = a[0] if by == 0 else (a[1], a[2])
+        entry = index.get(key)
+        if entry is None:
+            index[key] = [False, [(a, n)]]
+        else:
+            entry[1].append((a, n))
+    return index
+
+
+def _sorted_rows(index: dict, key) -> list:
+    entry = index.get(key)
+    if entry is None:
+        return []
+    if not entry[0]:
+        entry[1].sort(key=_rank)
+        entry[0] = True
+    return entry[1]
 
 
 def _rank(row: tuple[Analysis, int]):

@@ -77,6 +77,8 @@ class Sentence:
     tokens: tuple[Token, ...]    #: words in order
     source: str                  #: file path
     line: int                    #: 1-based line of its first row (comment or word)
+    #: arcs from each word to the root, when known (:mod:`treebanks.cache` stores them)
+    depths: tuple[int, ...] | None = None
 
     @property
     def forms(self) -> tuple[str, ...]:
