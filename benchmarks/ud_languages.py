@@ -6,9 +6,10 @@ on the ``--min-count 5`` items, and prints one markdown table row per language:
 
 * constructions / items at each setting;
 * ``rejected``: targets whose only other-number form differs in more than number
-  (``non_number_difference``, at ``--min-count 5``); ``dual``: arcs with a
-  ``Number=Dual`` (or other non-Sing/Plur) end excluded;
-* nonce variants made (originals that got variants);
+  (``non_number_difference``, at ``--min-count 5``); arcs with a ``Number=Dual``
+  (or other non-Sing/Plur: Ptan, Count...) end excluded (``excluded_value``);
+* nonce variants made (originals that got variants); merged multiword content
+  positions (farlo, della...) and how many of them got an attested re-spelling;
 * content positions left unchanged and why: no other candidate with the same
   POS and features / merged multiword token with no attested re-spelling / merged
   token whose content part is unknown; merged targets keeping their own pair;
@@ -40,7 +41,8 @@ UD = ROOT.parent / "shared" / "data" / "ud"
 TREEBANKS = {"en": "en_ewt", "it": "it_isdt", "de": "de_gsd", "fr": "fr_gsd", "el": "el_gdt", "cs": "cs_cac",
              "ar": "ar_pud"}
 HEADER = ("lang", "treebank", "sentences", "constr./items (default)", "constr./items (min-count 5)",
-          "rejected: not number only", "dual arcs excluded", "nonce variants (items)",
+          "rejected: not number only", "arcs excluded: Number not Sing/Plur (Dual, Ptan...)",
+          "nonce variants (items)", "merged content positions (re-spelled)",
           "positions unchanged: no candidate / merged, no re-spelling / merged, content unknown (of all)",
           "merged targets", "distinct pairs per item (min/median)")
 
@@ -54,6 +56,7 @@ def row(lang: str, path: Path, cache: str) -> tuple[str, ...]:
     return (lang, path.name, str(five.sentences), f"{len(default.kept)} / {len(default.items)}",
             f"{len(five.kept)} / {len(five.items)}", str(five.filters["non_number_difference"]),
             str(five.filters["excluded_value"]), f"{nonce.variants} ({nonce.with_variants})",
+            f"{sum(nonce.positions_fused.values())} ({sum(nonce.positions_fused.values()) - sum(fused.values())})",
             f"{sum(nonce.positions_no_candidate.values())} / {fused.get('no_attested_respelling', 0)} / "
             f"{fused.get('content_part_unknown', 0)} (of {sum(nonce.positions.values())})",
             str(nonce.targets_fused),
