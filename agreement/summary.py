@@ -65,15 +65,7 @@ def build_summary(scored: Sequence[ScoredItem], *, humans: HumanIndex | None = N
     order = [g for g in groups.values() if g["baseline"]] + [g for g in groups.values() if not g["baseline"]]
     conditions = _order_conditions({condition(s.item) for s in scored})
 
-    # model -> item key -> (item, right?)
-    outcome: dict[str, dict] = defaultdict(dict)
-    undecided: dict[str, dict] = defaultdict(dict)  # model -> item key -> item (ties: not in outcome)
-    for s in scored:
-        if s.undecidable:
-            undecided[s.model][s.key] = s.item
-            models[s.model]["undecidable_items"] += 1
-        else:
-            outcome[s.model][s.key] = (s.item, s.correct)
+    outcome, undecided = _outcomes(scored, models)
     breakdowns = _BREAKDOWNS if len({s.testset for s in scored}) > 1 else _BREAKDOWNS[:-1]
     rows = []
     for g in order:
@@ -111,6 +103,20 @@ def build_summary(scored: Sequence[ScoredItem], *, humans: HumanIndex | None = N
     return {"conditions": conditions, "models": list(models.values()), "groups": order,
             "accuracy": rows, "humans": human, "paired_tests": tests, "human_agreement": agreement,
             "bootstrap": {"resamples": n_boot, "level": 0.95}}
+
+
+def _outcomes(scored: Sequence[ScoredItem], models: dict) -> tuple[dict, dict]:
+    """model -> item key -> (item, right?) for the decidable items, and model -> item
+    key -> item for the undecidable ones (ties), counted in ``models``."""
+    outcome: dict[str, dict] = defaultdict(dict)
+    undecided: dict[str, dict] = defaultdict(dict)
+    for s in scored:
+        if s.undecidable:
+            undecided[s.model][s.key] = s.item
+            models[s.model]["undecidable_items"] += 1
+        else:
+            outcome[s.model][s.key] = (s.item, s.correct)
+    return outcome, undecided
 
 
 def _round(x: float) -> float | None:
@@ -245,14 +251,7 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
             if not values:
                 continue
             out += [f"## {title}: {cond}", ""]
-            rows = []
-            for v in values:
-                n = max((cells[(g, cond, v)]["items"] for g in labels if (g, cond, v) in cells), default=0)
-                u = max((cells[(g, cond, v)].get("undecidable", 0) for g in labels if (g, cond, v) in cells),
-                        default=0)
-                rows.append([str(v), str(n) + (f" (+{u} undecidable)" if u else ""),
-                             *(_fmt(cells.get((g, cond, v))) for g in labels)])
-            out += _md_table([by, "items", *labels], rows)
+            out += _md_table([by, "items", *labels], [_breakdown_row(cells, labels, cond, v) for v in values])
     if summary["paired_tests"]:
         out += ["## Paired tests (exact McNemar on items both models scored)", ""]
         out += _md_table(["condition", "model A", "model B", "items", "A %", "B %", "only A right",
@@ -276,6 +275,14 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
         out += _md_table(keys, [[_num(r.get(k), 2) if isinstance(r.get(k), float) else str(r.get(k))
                                  for k in keys] for r in robustness])
     return "\n".join(out)
+
+
+def _breakdown_row(cells: dict, labels: list[str], cond: str, v) -> list[str]:
+    """One breakdown row: value, decidable items (+ undecidable ones), a cell per group."""
+    here = [cells[(g, cond, v)] for g in labels if (g, cond, v) in cells]
+    n = max((r["items"] for r in here), default=0)
+    u = max((r.get("undecidable", 0) for r in here), default=0)
+    return [str(v), str(n) + (f" (+{u} undecidable)" if u else ""), *(_fmt(cells.get((g, cond, v))) for g in labels)]
 
 
 def _undecidable_warnings(summary: dict) -> list[str]:

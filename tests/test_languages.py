@@ -409,3 +409,23 @@ class TestTreebankCache:
         r = run("--out", str(tmp_path / "o3"), "--no-cache")
         assert "0 of 1 treebank files from the cache" in r.stderr
         assert (tmp_path / "o1" / "items.tsv").read_bytes() == (tmp_path / "o3" / "items.tsv").read_bytes()
+
+
+class TestNonceCliCounts:
+    def test_manifest_and_stderr_report_distinct_pairs(self, tmp_path):
+        import json
+
+        from click.testing import CliRunner
+
+        from agreement.cli import cli
+        path = tmp_path / "ar.conllu"
+        path.write_text(DUAL, encoding="utf-8")
+        r = CliRunner().invoke(cli, ["extract", str(path), "--min-count", "2", "--out", str(tmp_path / "x"), "-q"])
+        assert r.exit_code == 0, r.output
+        r = CliRunner().invoke(cli, ["nonce", str(tmp_path / "x"), "--n", "3", "--ambiguity", "0", "--seed", "1",
+                                     "--out", str(tmp_path / "n")])
+        assert r.exit_code == 0, r.output
+        counts = json.loads((tmp_path / "n" / "manifest.json").read_text())["counts"]
+        # each target has exactly one other lemma with the same features: one distinct pair
+        assert counts["distinct_pairs"] == {"1": 8} and counts["positions_fused_unchanged"] == {}
+        assert "distinct target pairs per item: 1: 8 items" in r.stderr
