@@ -256,10 +256,9 @@ def _check_values(table: ParadigmTable, c: ExtractConfig, files: Sequence[Path])
 
 
 def _infer_number(sentence: Sentence) -> Sentence:
-    tokens = sentence.tokens
     new = [t if (f := infer_verb_number(t.upos, t.feats)) == t.feats else t._replace(feats=f)
-           for t in tokens]
-    return dataclasses.replace(sentence, tokens=tuple(new))
+           for t in sentence.tokens]
+    return Sentence(sentence.sent_id, tuple(new), sentence.source, sentence.line, sentence.depths)
 
 
 def _word(form: str) -> str:

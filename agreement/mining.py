@@ -126,12 +126,16 @@ class ConstructionMiner:
     def add_sentence(self, sentence: Sentence) -> None:
         cfg = self.config
         lo_d, hi_d, features = cfg.min_distance, cfg.max_distance, cfg.features
-        tokens = sentence.tokens
-        n = len(tokens)
+        cols = getattr(sentence, "cols", None)  # a cached sentence: read its columns
+        if cols is not None:
+            upos, feats, heads = cols[2], cols[3], cols[4]
+        else:
+            tokens = sentence.tokens
+            upos, feats, heads = [t.upos for t in tokens], [t.feats for t in tokens], [t.head for t in tokens]
+        n = len(heads)
         order = self.sentences
         self.sentences += 1
         self.tokens += n
-        heads = [t.head for t in tokens]
         drops = self.drops
         cands = []
         n_arcs = 0
@@ -144,7 +148,6 @@ class ConstructionMiner:
         drops["distance"] += n_arcs - len(cands)
         if not cands:
             return
-        upos = [t.upos for t in tokens]
         depth = sentence.depths or _depths(heads, sentence)  # the parse cache stores them
         joint, agreeing = self.joint, self.agreeing
         values, pivot = cfg.values, cfg.pivot
@@ -160,8 +163,8 @@ class ConstructionMiner:
             if not all(lo <= heads[k] <= hi for k in between) and not _dominates(h, between, heads, depth):
                 drops["non_projective"] += 1
                 continue
-            cv = feature_values(tokens[lo].feats, features)
-            tv = feature_values(tokens[hi].feats, features)
+            cv = feature_values(feats[lo], features)
+            tv = feature_values(feats[hi], features)
             if cv is None or tv is None:
                 drops["missing_feature"] += 1
                 continue

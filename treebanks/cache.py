@@ -36,7 +36,7 @@ from treebanks.errors import TreebankError
 from treebanks.reader import Sentence, Token, _read_file
 
 #: bump when the columns or the reader's merge rule change: old entries are then ignored
-FORMAT = 2
+FORMAT = 3
 _MAGIC = b"agree-treebank-cache\n"
 
 
@@ -62,17 +62,49 @@ def _columns(path: str) -> bytes:
 
     sents, counts = [], Counter()
     for s in _read_file(Path(path)):
-        rows = tuple((t.form, t.lemma, t.upos, t.feats, t.head, t.deprel) for t in s.tokens)
-        counts.update([r[:4] for r in rows])
-        sents.append((s.sent_id, s.line, rows, tree_depths(s)))
+        cols = tuple(zip(*s.tokens))[1:]  # form, lemma, upos, feats, head, deprel columns
+        counts.update(zip(*cols[:4]))
+        sents.append((s.sent_id, s.line, cols, tree_depths(s)))
     return marshal.dumps((sents, dict(counts)))
 
 
-def _sentences(blob: bytes, source: str) -> tuple[list[Sentence], dict]:
+class ColumnSentence:
+    """A :class:`~treebanks.reader.Sentence` kept as columns (``cols``: forms,
+    lemmas, upos, feats, heads, deprels); its ``tokens`` are built on first use
+    only. The miner reads the columns; only the few sentences that give items
+    ever build their tokens, which is most of what makes a cached run fast."""
+    __slots__ = ("sent_id", "source", "line", "depths", "cols", "_tokens")
+
+    def __init__(self, sent_id: str, cols: tuple, source: str, line: int, depths: tuple):
+        self.sent_id, self.cols, self.source, self.line, self.depths = sent_id, cols, source, line, depths
+        self._tokens = None
+
+    @property
+    def tokens(self) -> tuple[Token, ...]:
+        if self._tokens is None:
+            self._tokens = tuple(map(Token, range(len(self.cols[0])), *self.cols))
+        return self._tokens
+
+    forms = property(lambda self: self.cols[0])
+    where = property(lambda self: f"{self.source}:{self.line}")
+
+    def sentence(self) -> Sentence:
+        return Sentence(self.sent_id, self.tokens, self.source, self.line, self.depths)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, ColumnSentence):
+            other = other.sentence()
+        return self.sentence() == other
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"ColumnSentence({self.sent_id!r}, {self.where})"
+
+
+def _sentences(blob: bytes, source: str) -> tuple[list[ColumnSentence], dict]:
     sents, counts = marshal.loads(blob)
-    out = [Sentence(sent_id, tuple([Token(i, *r) for i, r in enumerate(rows)]), source, line, depths)
-           for sent_id, line, rows, depths in sents]
-    return out, counts
+    return [ColumnSentence(sent_id, cols, source, line, depths) for sent_id, line, cols, depths in sents], counts
 
 
 def _entry(cache_dir: Path, digest: str) -> Path:
@@ -111,8 +143,9 @@ def _store_entry(path: Path, payload: bytes) -> None:
 
 
 def load_treebanks(files: Sequence[Path], *, cache_dir: str | os.PathLike | None = None,
-                   workers: int | None = None, counts: Counter | None = None) -> tuple[list[Sentence], dict]:
-    """All sentences of ``files`` in order, and ``{"cached": k, "parsed": m}`` files;
+                   workers: int | None = None, counts: Counter | None = None) -> tuple[list[ColumnSentence], dict]:
+    """All sentences of ``files`` in order (as :class:`ColumnSentence`), and
+    ``{"cached": k, "parsed": m}`` files;
     with ``counts``, adds every (form, lemma, upos, feats) analysis's token count to it.
 
     ``workers``: processes for the files to parse (None: one per file, at most the
