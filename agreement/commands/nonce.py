@@ -36,6 +36,13 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
     pair. Writes items.tsv (variant 0 = original, 1..n = nonce), paradigms.tsv and
     manifest.json (with counts of positions and targets that had no candidate).
 
+    A merged multiword token (Italian farlo = fare + lo, a noun with a prefixed
+    preposition and article) keeps its function words: it is replaced only by
+    another merged token the treebank spells with the same function parts, else
+    left unchanged and counted (positions_fused_unchanged, by reason). An item's
+    variants draw their target pairs without replacement until its candidates
+    are used up; manifest counts distinct_pairs: items by distinct pairs.
+
     \b
     Example:
       agree extract ../shared/data/ud/en_ewt --lang en --out en-items

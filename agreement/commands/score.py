@@ -35,7 +35,10 @@ def score(testsets, models, columns, humans, require_in_vocab, carry_state, batc
     TESTSET: an items.tsv (or its directory) from `agree extract`/`nonce`/`perturb`,
     the paper's generated.text/.gold/.eval set, or a paper .tab file. Writes to --out:
     items.tsv (one row per item and model), summary.json, summary.md, PNG plots and
-    manifest.json; prints the accuracy table (TSV, %) on stdout.
+    manifest.json; prints the accuracy table (TSV, %) on stdout. Accuracy is over
+    the decidable items: a tie (both forms equally probable, e.g. both <unk>) is
+    undecidable, counted apart (items.tsv column `undecidable`, summary tables),
+    and summary.md warns when more than a tenth of a model's items are.
 
     \b
     Example:
