@@ -137,13 +137,8 @@ class ConstructionMiner:
         self.sentences += 1
         self.tokens += n
         drops = self.drops
-        cands = []
-        n_arcs = 0
-        for i, h in enumerate(heads):
-            if h >= 0:
-                n_arcs += 1
-                if lo_d <= (i - h if i > h else h - i) <= hi_d:
-                    cands.append((i, h))
+        n_arcs = n - heads.count(-1)  # the root's head is -1
+        cands = [(i, h) for i, h in enumerate(heads) if h >= 0 and lo_d <= (i - h if i > h else h - i) <= hi_d]
         drops["arcs"] += n_arcs
         drops["distance"] += n_arcs - len(cands)
         if not cands:
