@@ -258,8 +258,11 @@ COVARY_ABSENT = 0.05
 def _covarying(counts: dict) -> dict[str, frozenset[str]]:
     # upos -> Number value -> (tokens, feature -> tokens carrying it)
     per: dict = defaultdict(lambda: defaultdict(lambda: [0, Counter()]))
+    parsed: dict[str, dict] = {}  # a few thousand FEATS strings among tens of thousands of analyses
     for a, n in counts.items():
-        d = parse_feats(a.feats)
+        d = parsed.get(a.feats)
+        if d is None:
+            d = parsed[a.feats] = parse_feats(a.feats)
         num = d.get("Number")
         if num is None:
             continue
