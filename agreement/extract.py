@@ -251,7 +251,7 @@ def _check_values(table: ParadigmTable, c: ExtractConfig, files: Sequence[Path])
     missing = [v for v in c.values if v not in seen]
     if missing:
         where = str(files[0]) if len(files) == 1 else f"{len(files)} files"
-        raise AgreeError(f"--values {','.join(c.values)}: {where} has no {feature}={missing[0]}; "
+        raise AgreeError(f"--values {','.join(c.values)}: no token of {where} has {feature}={missing[0]}; "
                          f"its {feature} values: {', '.join(sorted(seen))}")
 
 

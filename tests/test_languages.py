@@ -332,7 +332,7 @@ class TestDual:
                                      "--min-count", "2", "-q"])
         assert r.exit_code == 1
         assert r.output.strip().splitlines()[-1] == (
-            f"Error: --values Sing,Trial: {path} has no Number=Trial; its Number values: Dual, Plur, Sing")
+            f"Error: --values Sing,Trial: no token of {path} has Number=Trial; its Number values: Dual, Plur, Sing")
         r = CliRunner().invoke(cli, ["extract", str(path), "--values", "Sing", "--out", str(tmp_path / "o"), "-q"])
         assert r.exit_code == 1 and "Error: --values needs two different values" in r.output
         assert not (tmp_path / "o").exists()
