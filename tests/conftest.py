@@ -23,7 +23,10 @@ def shared():
     return shared_path
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path_factory, monkeypatch):
-    """``agree extract`` caches parsed treebanks under $XDG_CACHE_HOME: keep tests out of ~/.cache."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    """``agree extract`` caches parsed treebanks under $XDG_CACHE_HOME: keep tests (module-
+    and session-scoped fixtures included) out of ~/.cache."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+        yield

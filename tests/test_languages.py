@@ -395,8 +395,10 @@ class TestTreebankCache:
         sents, reading = load_treebanks([a, b], cache_dir=cache)
         assert reading == {"cached": 1, "parsed": 1} and sents[0].forms == ("yld", "gr", "bhbyt", ".")
 
-    def test_cli_no_cache(self, tmp_path):
+    def test_cli_no_cache(self, tmp_path, monkeypatch):
         from click.testing import CliRunner
+
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # an empty cache of its own
 
         from agreement.cli import cli
         path = tmp_path / "ar.conllu"
@@ -409,6 +411,7 @@ class TestTreebankCache:
         r = run("--out", str(tmp_path / "o3"), "--no-cache")
         assert "0 of 1 treebank files from the cache" in r.stderr
         assert (tmp_path / "o1" / "items.tsv").read_bytes() == (tmp_path / "o3" / "items.tsv").read_bytes()
+        assert len(list((tmp_path / "xdg" / "agree" / "treebanks").iterdir())) == 1
 
 
 class TestNonceCliCounts:
