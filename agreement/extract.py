@@ -5,6 +5,11 @@ paradigm table and the construction miner (:mod:`agreement.mining`). Then each
 agreeing arc of a kept construction becomes an original :class:`Item`
 (method.md section 2, steps 5-7) unless (counted in ``ExtractResult.filters``)
 
+* ``non_number_difference``: the lemma's only other-number forms differ in more
+  than number (Tense, Mood, VerbForm...; features that co-vary with number in the
+  treebank, such as Gender on Russian past tenses, excepted:
+  :meth:`ParadigmTable.rejected_alternatives`); ``--explain`` lists examples with
+  the features that differed;
 * ``no_alternative``: the paradigm table has no form of the target's lemma and
   POS with the other agreement value (:meth:`ParadigmTable.alternative`; a
   capitalised alternative of a lowercase target is lowercased: the table may
@@ -19,10 +24,16 @@ with the cue's POS and another agreement value.
 
 ``filters`` (also in ``manifest.json``), in pipeline order: ``arcs`` (non-root
 arcs read), dropped by ``distance`` / ``punct`` / ``non_projective`` /
-``missing_feature`` (see :mod:`agreement.mining`), ``candidates`` left; the
+``missing_feature`` / ``excluded_value`` (see :mod:`agreement.mining`), ``candidates`` left; the
 ``constructions`` they form, ``constructions_rejected`` / ``_kept`` and the arcs
 in each; ``disagreeing`` arcs of kept constructions; then the item filters
 above and ``items`` left.
+
+Dual number: agreement is tested between the two values of ``values``
+(``--values``, default ``Sing,Plur``): an arc with a ``Number=Dual`` (or any other
+value) end is dropped as ``excluded_value``, and an alternative form is always
+one of the two values, so dual forms are neither cues, targets nor wrong forms.
+A value the treebank never uses is an error that lists the values it has.
 
 Item ids are ``<file stem>:<sent_id>:<cue>-<target>`` (0-based indices), unique
 and stable across runs; items are sorted by construction (the order of
@@ -33,10 +44,14 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import sys
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
+
+from tqdm import tqdm
 
 from agreement.errors import AgreeError
 from lm.corpus import vocabulary_words
@@ -45,7 +60,8 @@ from agreement.records import Item
 from treebanks.errors import TreebankError
 from treebanks.features import feature_names, feature_values, infer_verb_number
 from treebanks.paradigms import MODES, ParadigmTable
-from treebanks.reader import Sentence, expand_paths, read_treebanks
+from treebanks.cache import load_treebanks
+from treebanks.reader import Sentence, expand_paths
 
 CONSTRUCTIONS_FILE = "constructions.tsv"
 CONSTRUCTION_COLUMNS = ("direction", "construction", "pairs", "sing", "plur", "cue_counts",
@@ -65,13 +81,16 @@ class ExtractConfig:
     alt: str = "closest"         #: alternative-form lookup: "closest" or "exact" (the paper's)
     infer_verb_number: bool = False  #: add Number to finite present verbs that lack it
     vocab: frozenset[str] | None = None  #: keep items whose words are all in it
+    values: tuple[str, ...] = ("Sing", "Plur")  #: the two Number values contrasted (Dual excluded)
     lang: str | None = None      #: language code, recorded for later steps
     explain: tuple[str, ...] = ()  #: constructions to explain, e.g. "R VERB NOUN CCONJ VERB"
     quiet: bool = True           #: no progress bar
+    cache_dir: str | None = None  #: parsed-treebank cache (:mod:`treebanks.cache`); None: no cache
+    workers: int | None = None   #: processes parsing files (None: one per file, at most the CPUs)
 
     def mining(self) -> MiningConfig:
         return MiningConfig(self.features, self.min_distance, self.max_distance,
-                            self.min_count, self.max_entropy)
+                            self.min_count, self.max_entropy, tuple(self.values))
 
     def parameters(self) -> dict:
         """The parameters as the manifest records them."""
@@ -79,7 +98,9 @@ class ExtractConfig:
         d["features"] = "|".join(self.features)
         d["vocab"] = None if self.vocab is None else len(self.vocab)
         d["explain"] = list(self.explain)
-        del d["quiet"]
+        d["values"] = ",".join(self.values)
+        for name in ("quiet", "cache_dir", "workers"):  # how, not what: results do not depend on them
+            del d[name]
         return d
 
 
@@ -96,6 +117,7 @@ class ExtractResult:
     tokens: int
     files: tuple[Path, ...]
     explanations: tuple[str, ...]            #: one text per ``config.explain`` entry
+    reading: dict = dataclasses.field(default_factory=dict)  #: files read from the cache / parsed
 
 
 def parse_features(spec: str | Sequence[str]) -> tuple[str, ...]:
@@ -118,15 +140,26 @@ def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = Ex
     _check_config(config)
     keys = [parse_construction(s) for s in config.explain]  # fail before the long part
     files = expand_paths(paths)
+    with _gc_paused():
+        return _extract(files, config, keys)
+
+
+def _extract(files: list[Path], config: ExtractConfig, keys: list[Key]) -> ExtractResult:
     miner = ConstructionMiner(config.mining())
     table = ParadigmTable()
-    with _gc_paused():
-        for sentence in read_treebanks(files, quiet=config.quiet):
-            if config.infer_verb_number:
-                sentence = _infer_number(sentence)
+    counts = Counter()
+    sentences, reading = load_treebanks(files, cache_dir=config.cache_dir, workers=config.workers,
+                                        counts=counts)
+    if not config.infer_verb_number:  # the treebank's own analyses, counted when it was parsed
+        table.add_counts(counts)
+    for sentence in tqdm(sentences, desc="mining", unit=" sent", disable=config.quiet, file=sys.stderr,
+                         mininterval=0.5):
+        if config.infer_verb_number:
+            sentence = _infer_number(sentence)
             table.add_tokens(sentence.tokens)
-            miner.add_sentence(sentence)
+        miner.add_sentence(sentence)
     _check_features(table, config.features, files)
+    _check_values(table, config, files)
 
     constructions = miner.constructions()
     filters = dict(miner.drops)
@@ -137,7 +170,7 @@ def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = Ex
     filters["arcs_in_rejected_constructions"] = sum(c.arcs for c in constructions if not c.kept)
     filters["arcs_in_kept_constructions"] = sum(c.arcs for c in kept)
     filters["disagreeing"] = sum(c.arcs - len(miner.agreeing[c.key]) for c in kept)
-    for name in ("no_alternative", "same_spelling", "vocab"):
+    for name in ("non_number_difference", "no_alternative", "same_spelling", "vocab"):
         filters[name] = 0
 
     builder = _ItemBuilder(table, config, filters)
@@ -150,22 +183,29 @@ def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = Ex
         text = explain(miner.judge(key), key, config.mining())
         if key in per_key:
             text += f"\n  items: {len(per_key[key])}"
+            text += builder.explain_rejections(key)
         explanations.append(text)
     return ExtractResult(items, tuple(constructions), tuple(kept), {k: len(v) for k, v in per_key.items()},
-                         table, filters, miner.sentences, miner.tokens, tuple(files), tuple(explanations))
+                         table, filters, miner.sentences, miner.tokens, tuple(files), tuple(explanations),
+                         reading)
 
 
 @contextmanager
 def _gc_paused():
-    """The reading pass allocates millions of small objects, none in reference
+    """An extract run allocates millions of small objects, none in reference
     cycles (reference counting frees them); the cyclic collector's repeated scans
-    of the growing heap would cost a tenth of the run."""
+    of the growing heap would cost a tenth of the run or more."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            # the millions of objects allocated meanwhile would all be "young": the
+            # first collection after enable() would scan them all (half a second on
+            # EWT); freeze + unfreeze moves them to the oldest generation unscanned
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
@@ -190,11 +230,35 @@ def _check_features(table: ParadigmTable, features: Sequence[str], files: Sequen
                             f"features in this treebank: {have}")
 
 
+def parse_values(spec: str | Sequence[str]) -> tuple[str, ...]:
+    """``"Sing,Plur"`` -> ``("Sing", "Plur")``; exactly two distinct values."""
+    vals = spec.split(",") if isinstance(spec, str) else list(spec)
+    vals = [v.strip() for v in vals if v.strip()]
+    if len(vals) != 2 or vals[0] == vals[1]:
+        raise AgreeError(f"--values needs two different values, e.g. Sing,Plur (got {','.join(vals) or 'none'})")
+    return tuple(vals)
+
+
+def _check_values(table: ParadigmTable, c: ExtractConfig, files: Sequence[Path]) -> None:
+    if not c.values:
+        return
+    feature = c.features[c.mining().pivot]
+    seen = set()
+    for feats in {a.feats for a in table.counts}:
+        v = feature_values(feats, (feature,))
+        if v is not None:
+            seen.update(v[0].split(","))
+    missing = [v for v in c.values if v not in seen]
+    if missing:
+        where = str(files[0]) if len(files) == 1 else f"{len(files)} files"
+        raise AgreeError(f"--values {','.join(c.values)}: no token of {where} has {feature}={missing[0]}; "
+                         f"its {feature} values: {', '.join(sorted(seen))}")
+
+
 def _infer_number(sentence: Sentence) -> Sentence:
-    tokens = sentence.tokens
-    new = [t if (f := infer_verb_number(t.upos, t.feats)) == t.feats else dataclasses.replace(t, feats=f)
-           for t in tokens]
-    return dataclasses.replace(sentence, tokens=tuple(new))
+    new = [t if (f := infer_verb_number(t.upos, t.feats)) == t.feats else t._replace(feats=f)
+           for t in sentence.tokens]
+    return Sentence(sentence.sent_id, tuple(new), sentence.source, sentence.line, sentence.depths)
 
 
 def _word(form: str) -> str:
@@ -224,6 +288,7 @@ class _ItemBuilder:
     def __init__(self, table: ParadigmTable, config: ExtractConfig, filters: dict[str, int]):
         self.table, self.config, self.filters = table, config, filters
         self._readings: dict[str, frozenset] = {}
+        self.rejections: dict = {}  # construction key -> [(target, alternative, differing features)]
 
     def readings(self, form: str) -> frozenset:
         """(upos, agreement value) of the form's analyses that count for attractors."""
@@ -240,9 +305,16 @@ class _ItemBuilder:
         cfg, filters = self.config, self.filters
         tokens = arc.sentence.tokens
         cue, target = tokens[arc.cue], tokens[arc.target]
-        wrong = self.table.alternative(target.lemma, target.upos, target.feats, cfg.features, cfg.alt)
+        wrong = self.table.alternative(target.lemma, target.upos, target.feats, cfg.features, cfg.alt,
+                                       cfg.values)
         if wrong is None:
-            filters["no_alternative"] += 1
+            rejected = self.table.rejected_alternatives(target.lemma, target.upos, target.feats, cfg.features,
+                                                        cfg.values)
+            if rejected:
+                filters["non_number_difference"] += 1
+                self.rejections.setdefault(c.key, []).append((target.form, *rejected[0]))
+            else:
+                filters["no_alternative"] += 1
             return None
         wrong = _match_case(wrong, target.form)
         if wrong == target.form:
@@ -263,6 +335,16 @@ class _ItemBuilder:
             feats=tuple(t.feats for t in tokens), correct=_word(target.form), wrong=_word(wrong),
             lemma=target.lemma, number=",".join(arc.value), cue_index=arc.cue, target_index=arc.target,
             attractors=attractors, punct=any(t.upos == "PUNCT" for t in context))
+
+
+    def explain_rejections(self, key) -> str:
+        """Lines for ``--explain``: targets whose other-number form differed in more than number."""
+        rows = self.rejections.get(key, [])
+        if not rows:
+            return ""
+        shown = "; ".join(f"{t} / {alt}: {', '.join(diff)}" for t, alt, diff in rows[:5])
+        return (f"\n  rejected, other-number form differs beyond number: {len(rows)} "
+                f"(e.g. {shown})")
 
 
 def write_constructions(path: str | os.PathLike, result: ExtractResult, features: Sequence[str]) -> int:
@@ -301,5 +383,5 @@ def summary_table(result: ExtractResult) -> str:
                                enumerate(zip(r, widths))).rstrip() for r in rows)
 
 
-__all__ = ["ExtractConfig", "ExtractResult", "extract_items", "parse_features", "read_vocab",
+__all__ = ["ExtractConfig", "ExtractResult", "extract_items", "parse_features", "parse_values", "read_vocab",
            "write_constructions", "summary_table", "file_stem"]

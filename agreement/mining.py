@@ -7,7 +7,11 @@ order; a dropped arc is counted under the first filter that drops it):
    ``[min_distance, max_distance]`` (paper: 4..14, i.e. at least 3 words between);
 2. ``punct``: neither end is PUNCT;
 3. ``non_projective``: it is projective (the head dominates every word between);
-4. ``missing_feature``: both ends carry every agreement feature.
+4. ``missing_feature``: both ends carry every agreement feature;
+5. ``excluded_value``: with ``values`` (``--values Sing,Plur``, the default), both
+   ends' Number (or, without Number, the first agreement feature) is one of them:
+   a ``Number=Dual`` cue or target (Arabic, Hebrew, Slovenian) is excluded here,
+   so the entropy filter and the items see the two named values only.
 
 Its construction is the direction (``L``: the head is the target, i.e. the later
 word; ``R``: the head is the cue) plus the POS of the cue, of the in-between
@@ -40,7 +44,7 @@ from treebanks.reader import Sentence
 #: a construction: (direction, POS sequence cue first)
 Key = tuple[str, tuple[str, ...]]
 
-ARC_FILTERS = ("distance", "punct", "non_projective", "missing_feature")
+ARC_FILTERS = ("distance", "punct", "non_projective", "missing_feature", "excluded_value")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,12 @@ class MiningConfig:
     max_distance: int = 14      #: largest index difference
     min_count: int = 10         #: cues needed per value of each feature (two values at least)
     max_entropy: float = 0.001  #: H(cue value | target value) must be below this (nats)
+    values: tuple[str, ...] = ()  #: the pivot feature's values kept (empty: all)
+
+    @property
+    def pivot(self) -> int:
+        """Index in ``features`` of the feature ``values`` restricts (Number, else the first)."""
+        return self.features.index("Number") if "Number" in self.features else 0
 
 
 @dataclass(frozen=True)
@@ -116,27 +126,26 @@ class ConstructionMiner:
     def add_sentence(self, sentence: Sentence) -> None:
         cfg = self.config
         lo_d, hi_d, features = cfg.min_distance, cfg.max_distance, cfg.features
-        tokens = sentence.tokens
-        n = len(tokens)
+        cols = getattr(sentence, "cols", None)  # a cached sentence: read its columns
+        if cols is not None:
+            upos, feats, heads = cols[2], cols[3], cols[4]
+        else:
+            tokens = sentence.tokens
+            upos, feats, heads = [t.upos for t in tokens], [t.feats for t in tokens], [t.head for t in tokens]
+        n = len(heads)
         order = self.sentences
         self.sentences += 1
         self.tokens += n
-        heads = [t.head for t in tokens]
         drops = self.drops
-        cands = []
-        n_arcs = 0
-        for i, h in enumerate(heads):
-            if h >= 0:
-                n_arcs += 1
-                if lo_d <= (i - h if i > h else h - i) <= hi_d:
-                    cands.append((i, h))
+        n_arcs = n - heads.count(-1)  # the root's head is -1
+        cands = [(i, h) for i, h in enumerate(heads) if h >= 0 and lo_d <= (i - h if i > h else h - i) <= hi_d]
         drops["arcs"] += n_arcs
         drops["distance"] += n_arcs - len(cands)
         if not cands:
             return
-        upos = [t.upos for t in tokens]
-        depth = _depths(heads, sentence)
+        depth = sentence.depths or _depths(heads, sentence)  # the parse cache stores them
         joint, agreeing = self.joint, self.agreeing
+        values, pivot = cfg.values, cfg.pivot
         for i, h in cands:
             if upos[i] == "PUNCT" or upos[h] == "PUNCT":
                 drops["punct"] += 1
@@ -149,10 +158,13 @@ class ConstructionMiner:
             if not all(lo <= heads[k] <= hi for k in between) and not _dominates(h, between, heads, depth):
                 drops["non_projective"] += 1
                 continue
-            cv = feature_values(tokens[lo].feats, features)
-            tv = feature_values(tokens[hi].feats, features)
+            cv = feature_values(feats[lo], features)
+            tv = feature_values(feats[hi], features)
             if cv is None or tv is None:
                 drops["missing_feature"] += 1
+                continue
+            if values and (cv[pivot] not in values or tv[pivot] not in values):
+                drops["excluded_value"] += 1
                 continue
             drops["candidates"] += 1
             pos = (upos[lo],) + tuple(upos[k] for k in between if heads[k] == lo or heads[k] == hi) + (upos[hi],)
@@ -226,6 +238,12 @@ def explain(construction: Construction | None, key: Key, cfg: MiningConfig) -> s
                      + f": {'passes' if enough else 'FAILS'}")
     lines.append("  -> kept" if c.kept else f"  -> rejected: {c.reason}")
     return "\n".join(lines)
+
+
+def tree_depths(sentence: Sentence) -> tuple[int, ...]:
+    """Arcs from each word to the root (0 for the root); TreebankError on a head cycle.
+    Computed once per sentence when a treebank is parsed for the cache."""
+    return tuple(_depths([t.head for t in sentence.tokens], sentence))
 
 
 def _depths(heads: list[int], sentence: Sentence) -> list[int]:

@@ -157,7 +157,7 @@ def scores_from_column(table: PaperTable, column: str, testset: str = ""):
 
 def freq_baseline(table: PaperTable, testset: str = ""):
     """The paper's unigram baseline from the ``freq`` column: the more frequent form
-    wins, a tie is wrong. ``logp_*`` hold natural-log *counts* (unnormalised: the
+    wins, a tie is undecidable (reported apart). ``logp_*`` hold natural-log *counts* (unnormalised: the
     corpus size cancels in the comparison). Empty when the file has no ``freq``."""
     from agreement.score import ScoredItem
 

@@ -51,7 +51,13 @@ def _save(fig, path: str | os.PathLike) -> None:
 
 def _legend_name(summary: dict, label: str) -> str:
     base = {g["group"]: g["baseline"] for g in summary["groups"]}
-    return f"{label} (baseline)" if base.get(label) else label
+    name = f"{label} (baseline)" if base.get(label) else label
+    # accuracy is over decidable items: say how many, and how many were ties
+    rows = [r for r in summary["accuracy"] if r["by"] == "all" and r["group"] == label]
+    if rows:
+        n, u = sum(r["items"] for r in rows), sum(r.get("undecidable", 0) for r in rows)
+        name += f" [{n} decidable" + (f", {u} undecidable]" if u else "]")
+    return name
 
 
 def plot_by_construction(summary: dict, path: str | os.PathLike) -> None:
@@ -79,7 +85,7 @@ def plot_by_construction(summary: dict, path: str | os.PathLike) -> None:
         ax.invert_yaxis()
         ax.set_xlim(0, 100)
         ax.axvline(50, color="grey", lw=0.6, ls=":")
-        ax.set_xlabel("accuracy (%)")
+        ax.set_xlabel("accuracy (%, decidable items)")
         ax.set_title(cond)
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     _save(fig, path)
@@ -106,7 +112,7 @@ def plot_by_attractors(summary: dict, path: str | os.PathLike) -> None:
         ax.axhline(50, color="grey", lw=0.6, ls=":")
         ax.set_xlabel("attractors")
         ax.set_title(cond)
-    axes[0][0].set_ylabel("accuracy (%)")
+    axes[0][0].set_ylabel("accuracy (%, decidable items)")
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     _save(fig, path)
 

@@ -4,7 +4,7 @@ Every figure is computed from the scored ``items.tsv`` that ``agree score`` writ
 (columns fixed in .dev/CONTRACTS.md: one row per item, variant and model, with
 ``correct`` 1/0), joined with the test set's ``items.tsv`` for the sentences and the
 arc direction. Accuracy is the share of items where P(correct form) > P(wrong form)
-(a tie is wrong), in percent. The closing sentence is generated from the figures:
+over the decidable items (a tie is undecidable, counted apart), in percent. The closing sentence is generated from the figures:
 it names the ordering of the models on nonce items with attractors, the items the
 paper's argument rests on (Gulordava et al. 2018, section 5).
 """
@@ -91,6 +91,7 @@ class Figures:
     by_attractors: dict = field(default_factory=lambda: defaultdict(Tally))
     by_construction: dict = field(default_factory=lambda: defaultdict(Tally))
     items: dict = field(default_factory=dict)   # (item_id, variant) -> Item
+    undecidable: dict = field(default_factory=lambda: defaultdict(int))  # (model, condition) -> ties
 
 
 def _condition(perturbation: str, variant: int) -> str:
@@ -115,6 +116,9 @@ def tally(scored: str | os.PathLike, testset: str | os.PathLike) -> Figures:
             variant = int(row["variant"])
             cond = _condition(row.get("perturbation", ""), variant)
             model, ok = row["model"], row["correct"] == "1"
+            if row.get("undecidable") == "1":  # a tie: neither right nor wrong, counted apart
+                figs.undecidable[(model, cond)] += 1
+                continue
             att = int(row["attractors"])
             item = figs.items.get((row["item_id"], variant))
             construction = row["construction"]
@@ -206,7 +210,8 @@ def render(inputs: ReportInputs, figs: Figures, report_dir: Path) -> str:
 
     out += ["## Accuracy", "",
             "Accuracy in % (share of items where the model gives the correct form a higher "
-            "probability than the wrong one; a tie counts as wrong); 95% Wilson intervals in "
+            "probability than the wrong one), over the decidable items (a tie is undecidable, "
+            "counted apart); 95% Wilson intervals in "
             "brackets. \"attr. >= 1\": items with at least one attractor (a noun of the other "
             "number between subject and verb).", ""]
     header = ["model"]
@@ -222,7 +227,9 @@ def render(inputs: ReportInputs, figs: Figures, report_dir: Path) -> str:
         rows.append(row)
     counts = ["items"] + [str((pool.get((models[0].name, c, None)) or Tally()).n)
                           for c in conds for pool in (figs.overall, figs.attracted)]
-    out += _table(header, rows + [counts])
+    ties = ["undecidable"] + [str(figs.undecidable.get((models[0].name, c), 0)) if pool is figs.overall else ""
+                              for c in conds for pool in (figs.overall, figs.attracted)]
+    out += _table(header, rows + [counts] + ([ties] if figs.undecidable else []))
 
     for title, pool, fmt in (("By number of attractors", figs.by_attractors,
                               lambda v: f"{v}+" if v == ATTRACTOR_CAP else str(v)),

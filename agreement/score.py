@@ -3,9 +3,10 @@
 scored ``items.tsv``.
 
 An item is right for a model when natural-log P(correct | prefix) is strictly
-greater than natural-log P(wrong | prefix); a tie counts as wrong (the two forms
-are sometimes identical strings in the released data, and a model cannot prefer
-a form over itself).
+greater than natural-log P(wrong | prefix). A tie is *undecidable*, neither right
+nor wrong (both forms ``<unk>`` for a small vocabulary, or identical strings in the
+released data: the model cannot prefer a form over itself); reports give accuracy
+over the decidable items with their count, and the undecidable ones apart.
 
 Several models of one kind (e.g. five seeds) share a *group* label; the report
 gives each group's mean and standard deviation, as the paper does for its five
@@ -35,9 +36,11 @@ from agreement.errors import AgreeError
 from agreement.records import Item
 from lm.base import TargetQuery
 
-#: Columns of the scored ``items.tsv`` (CONTRACTS.md), then two of ours.
+#: Columns of the scored ``items.tsv`` (CONTRACTS.md), then three of ours (``undecidable``:
+#: 1 for a tie; such a row also has ``correct`` 0, so readers of the older columns see
+#: what they saw before).
 SCORED_COLUMNS = ("item_id", "variant", "perturbation", "construction", "attractors", "model",
-                  "logp_correct", "logp_wrong", "correct", "oov", "group", "testset", "method")
+                  "logp_correct", "logp_wrong", "correct", "oov", "group", "testset", "method", "undecidable")
 #: the scoring methods (see the module docstring)
 METHODS = ("target", "sentence")
 #: config.json keys that, beside ``kind``, tell model families apart in a default
@@ -76,8 +79,14 @@ class ScoredItem:
 
     @property
     def correct(self) -> bool:
-        """Strictly more probable correct form (a tie is wrong)."""
+        """Strictly more probable correct form (a tie is not correct; see :attr:`undecidable`)."""
         return self.logp_correct > self.logp_wrong
+
+    @property
+    def undecidable(self) -> bool:
+        """The model cannot choose: both forms equally probable (or a NaN score)."""
+        a, b = self.logp_correct, self.logp_wrong
+        return a == b or math.isnan(a) or math.isnan(b)
 
     @property
     def p_correct_share(self) -> float:
@@ -432,7 +441,8 @@ def write_scored(path: str | os.PathLike, scored: Iterable[ScoredItem]) -> int:
             it = s.item
             row = (it.item_id, str(it.variant), it.perturbation, it.construction, str(it.attractors),
                    s.model, _fmt(s.logp_correct), _fmt(s.logp_wrong), "1" if s.correct else "0",
-                   "1" if s.oov else "0", s.group, s.testset, s.method)
+                   "1" if s.oov else "0", s.group, s.testset, s.method,
+                   "1" if s.undecidable else "0")
             fh.write("\t".join(row) + "\n")
             n += 1
     return n

@@ -1,6 +1,9 @@
 """The report of ``agree score``: ``summary.json``, ``summary.md`` and the stdout table.
 
-Every figure is an accuracy in percent over items. A *group* (several models of one
+Every figure is an accuracy in percent over the *decidable* items: an item a model
+scores as a tie (both forms ``<unk>``, say) is undecidable, counted apart in every
+row (``undecidable``) and per model, never as wrong; ``summary.md`` warns when more
+than :data:`UNDECIDABLE_WARN` of a model's items are undecidable. A *group* (several models of one
 kind, e.g. five seeds) is reported as the mean over its models with the sample
 standard deviation between them; its 95% interval is a bootstrap over items of the
 per-item mean over the group's models. Unigram models (and the paper's ``freq``
@@ -23,6 +26,8 @@ from agreement.stats import N_BOOT, bootstrap_ci, mean_sd, paired_tests
 
 HUMANS = "humans"
 _BREAKDOWNS = ("all", "construction", "attractors", "testset")
+#: share of undecidable items above which summary.md prints a warning
+UNDECIDABLE_WARN = 0.1
 
 
 def _order_conditions(names) -> list[str]:
@@ -50,10 +55,11 @@ def build_summary(scored: Sequence[ScoredItem], *, humans: HumanIndex | None = N
     for name, c in oov_counts(scored).items():
         models[name].update(c)
         models[name]["piece_mismatch_items"] = 0
-    for s in scored:
-        models[s.model]["piece_mismatch_items"] += int(s.pieces_differ)
+        models[name]["undecidable_items"] = 0
         if models[name]["kind"] == "paper-output" or name == FREQ_MODEL:
             models[name]["oov_items"] = None  # released outputs: the vocabulary is unknown
+    for s in scored:
+        models[s.model]["piece_mismatch_items"] += int(s.pieces_differ)
     groups: dict[str, dict] = {}
     for m in models.values():
         g = groups.setdefault(m["group"], {"group": m["group"], "kind": m["kind"], "models": []})
@@ -62,15 +68,12 @@ def build_summary(scored: Sequence[ScoredItem], *, humans: HumanIndex | None = N
     order = [g for g in groups.values() if g["baseline"]] + [g for g in groups.values() if not g["baseline"]]
     conditions = _order_conditions({condition(s.item) for s in scored})
 
-    # model -> item key -> (item, right?)
-    outcome: dict[str, dict] = defaultdict(dict)
-    for s in scored:
-        outcome[s.model][s.key] = (s.item, s.correct)
+    outcome, undecided = _outcomes(scored, models)
     breakdowns = _BREAKDOWNS if len({s.testset for s in scored}) > 1 else _BREAKDOWNS[:-1]
     rows = []
     for g in order:
         for by in breakdowns:
-            rows += _group_rows(g, outcome, conditions, by, rng, n_boot)
+            rows += _group_rows(g, outcome, conditions, by, rng, n_boot, undecided)
     human = None
     if humans is not None:
         items = {s.key: s.item for s in scored}
@@ -105,19 +108,46 @@ def build_summary(scored: Sequence[ScoredItem], *, humans: HumanIndex | None = N
             "bootstrap": {"resamples": n_boot, "level": 0.95}}
 
 
+def _outcomes(scored: Sequence[ScoredItem], models: dict) -> tuple[dict, dict]:
+    """model -> item key -> (item, right?) for the decidable items, and model -> item
+    key -> item for the undecidable ones (ties), counted in ``models``."""
+    outcome: dict[str, dict] = defaultdict(dict)
+    undecided: dict[str, dict] = defaultdict(dict)
+    for s in scored:
+        if s.undecidable:
+            undecided[s.model][s.key] = s.item
+            models[s.model]["undecidable_items"] += 1
+        else:
+            outcome[s.model][s.key] = (s.item, s.correct)
+    return outcome, undecided
+
+
 def _round(x: float) -> float | None:
     return None if x is None or math.isnan(x) else round(x, 4)
 
 
-def _group_rows(g: dict, outcome, conditions, by, rng, n_boot) -> list[dict]:
+def _group_rows(g: dict, outcome, conditions, by, rng, n_boot, undecided=None) -> list[dict]:
     # item key -> (item, [1/0 for each model of the group that scored it])
     per_item: dict = {}
     for m in g["models"]:
         for k, (it, right) in outcome[m].items():
             per_item.setdefault(k, (it, []))[1].append(float(right))
     per_model = {m: outcome[m] for m in g["models"]}
-    return _cells(per_item, g["group"], g["kind"], len(g["models"]), conditions, by, rng, n_boot,
+    # (condition, cell value) -> undecidable (model, item) scores, reported beside the accuracy
+    ties: dict = defaultdict(int)
+    for m in g["models"]:
+        for k, it in (undecided or {}).get(m, {}).items():
+            ties[(condition(it), _cell(k, it, by))] += 1
+    rows = _cells(per_item, g["group"], g["kind"], len(g["models"]), conditions, by, rng, n_boot,
                   per_model=per_model)
+    for r in rows:
+        r["undecidable"] = ties.pop((r["condition"], r["value"]), 0)
+    for (cond, value), n in sorted(ties.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        # every item of the cell undecidable: no accuracy, still reported
+        rows.append({"group": g["group"], "kind": g["kind"], "models": len(g["models"]), "condition": cond,
+                     "by": by, "value": value, "items": 0, "accuracy": None, "sd": None,
+                     "ci_low": None, "ci_high": None, "undecidable": n})
+    return rows
 
 
 def _cells(per_item, group, kind, n_models, conditions, by, rng, n_boot, per_model=None):
@@ -132,8 +162,8 @@ def _cells(per_item, group, kind, n_models, conditions, by, rng, n_boot, per_mod
             keys = cells[(cond, value)]
             item_means = [float(np.mean(per_item[k][1])) for k in keys]
             if per_model and len(per_model) > 1:
-                accs = [np.mean([per_model[m][k][1] for k in keys if k in per_model[m]])
-                        for m in per_model]
+                accs = [np.mean(v) for m in per_model
+                        if (v := [per_model[m][k][1] for k in keys if k in per_model[m]])]
                 mean, spread = mean_sd(accs)
             else:
                 mean, spread = float(np.mean(item_means)), None
@@ -201,7 +231,9 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
     if testsets:
         out += ["Test sets: " + ", ".join(f"`{t}`" for t in testsets), ""]
     out += _method_lines(summary)
-    out += ["Accuracy in % (items where P(correct form) > P(wrong form); a tie is wrong). "
+    out += _undecidable_warnings(summary)
+    out += ["Accuracy in % over the decidable items (items where P(correct form) > P(wrong form); "
+            "a tie is undecidable, counted apart, never wrong). "
             "`a ± b`: mean and standard deviation over the models of a group. "
             f"[lo, hi]: 95% bootstrap interval over items ({summary['bootstrap']['resamples']} resamples). "
             "Baseline: unigram (the more frequent form wins). Humans: mean share of raters "
@@ -212,8 +244,10 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
                      [[label, *(_fmt(index.get((label, c, None)), ci=True) for c in conds)]
                       for label in labels])
     out += ["## Models", ""]
-    out += _md_table(["model", "group", "kind", "items", "items with OOV words"],
-                     [[m["name"], m["group"], m["kind"], str(m["items"]), _num(m["oov_items"], 0)]
+    out += _md_table(["model", "group", "kind", "items", "decidable", "undecidable", "items with OOV words"],
+                     [[m["name"], m["group"], m["kind"], str(m["items"]),
+                       str(m["items"] - m.get("undecidable_items", 0)), str(m.get("undecidable_items", 0)),
+                       _num(m["oov_items"], 0)]
                       for m in summary["models"]])
     mismatch = [m for m in summary["models"] if m.get("piece_mismatch_items")]
     if mismatch:  # subword models: such items compare products of unequal numbers of pieces
@@ -229,11 +263,7 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
             if not values:
                 continue
             out += [f"## {title}: {cond}", ""]
-            rows = []
-            for v in values:
-                n = max((cells[(g, cond, v)]["items"] for g in labels if (g, cond, v) in cells), default=0)
-                rows.append([str(v), str(n), *(_fmt(cells.get((g, cond, v))) for g in labels)])
-            out += _md_table([by, "items", *labels], rows)
+            out += _md_table([by, "items", *labels], [_breakdown_row(cells, labels, cond, v) for v in values])
     if summary["paired_tests"]:
         out += ["## Paired tests (exact McNemar on items both models scored)", ""]
         out += _md_table(["condition", "model A", "model B", "items", "A %", "B %", "only A right",
@@ -278,6 +308,26 @@ def _method_lines(summary: dict) -> list[str]:
         out += [f"Columns marked (published): accuracies published in `{summary['reference']['source']}`, "
                 "not computed here; their `all` row is the mean over the matched paradigms.", ""]
     return out
+
+
+def _breakdown_row(cells: dict, labels: list[str], cond: str, v) -> list[str]:
+    """One breakdown row: value, decidable items (+ undecidable ones), a cell per group."""
+    here = [cells[(g, cond, v)] for g in labels if (g, cond, v) in cells]
+    n = max((r["items"] for r in here), default=0)
+    u = max((r.get("undecidable", 0) for r in here), default=0)
+    return [str(v), str(n) + (f" (+{u} undecidable)" if u else ""), *(_fmt(cells.get((g, cond, v))) for g in labels)]
+
+
+def _undecidable_warnings(summary: dict) -> list[str]:
+    """One warning line per model with more than UNDECIDABLE_WARN of its items undecidable."""
+    out = []
+    for m in summary["models"]:
+        n, u = m["items"], m.get("undecidable_items", 0)
+        if n and u / n > UNDECIDABLE_WARN:
+            out.append(f"**Warning:** {m['name']}: {u} of {n} items ({100 * u / n:.0f}%) are undecidable "
+                       "(both forms scored alike, e.g. both out of its vocabulary); its accuracy covers "
+                       f"the other {n - u} only.")
+    return out + ([""] if out else [])
 
 
 def _num(x, digits: int = 3) -> str:

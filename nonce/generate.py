@@ -11,6 +11,18 @@ and the meaning goes.
 
 - An item whose target has no replacement pair keeps only its original (variant
   0) and is counted in ``targets_no_pair``.
+- **Merged multiword tokens keep their function words**: a content position
+  whose word is a merged token (*farlo* = fare + lo; a noun with a prefixed
+  preposition and article) is replaced only by another merged token the treebank
+  spells with the same function parts (*dirlo*, :meth:`CandidatePool.fused_candidates`);
+  with none, it keeps its word in every variant, counted (once per item) in
+  ``positions_fused_unchanged`` by reason. A merged *target* keeps its own
+  correct/wrong pair in every variant (``targets_fused``): a bare replacement
+  would drop its clitic or article.
+- **Target pairs are spread**: the variants of an item draw their target pairs
+  without replacement (seeded) until the item's candidates are exhausted, then
+  start over; ``distinct_pairs`` counts items by how many different pairs their
+  variants got.
 - A content position with no other candidate keeps its word, in every variant,
   and is counted (once per item) in ``positions_no_candidate``.
 - A variant keeps its original's POS, features, cue and target positions,
@@ -47,7 +59,7 @@ from agreement.records import COLUMNS, Item, read_items
 from lm.corpus import vocab_path, vocabulary_words
 from lm.errors import LMError
 from nonce.errors import NonceError
-from nonce.pool import CONTENT_POS, CandidatePool, PoolOptions
+from nonce.pool import CONTENT_POS, CandidatePool, Pair, PoolOptions
 from nonce.vowels import vowel_rule_on
 from treebanks.paradigms import ParadigmTable
 
@@ -80,6 +92,7 @@ class NonceConfig:
     features: tuple[str, ...] = ("Number",)
     alternative_mode: str = "closest"
     content_pos: tuple[str, ...] = CONTENT_POS
+    values: tuple[str, ...] = ("Sing", "Plur")
 
     def __post_init__(self):
         if self.n < 1:
@@ -94,7 +107,7 @@ class NonceConfig:
         return PoolOptions(ambiguity=self.ambiguity, min_count=self.min_count, vocab=self.vocab,
                            lang=self.lang, vowel_rule=vowel_rule_on(self.lang, self.vowel_rule),
                            features=tuple(self.features), alternative_mode=self.alternative_mode,
-                           content_pos=tuple(self.content_pos))
+                           content_pos=tuple(self.content_pos), values=tuple(self.values))
 
 
 @dataclass(frozen=True)
@@ -116,6 +129,10 @@ class NonceResult:
     positions_no_candidate: dict[str, int] = field(default_factory=dict)
     targets: dict[str, int] = field(default_factory=dict)
     targets_no_pair: dict[str, int] = field(default_factory=dict)
+    positions_fused: dict[str, int] = field(default_factory=dict)
+    positions_fused_unchanged: dict[str, int] = field(default_factory=dict)
+    targets_fused: int = 0
+    distinct_pairs: dict[int, int] = field(default_factory=dict)
 
     @property
     def variants(self) -> int:
@@ -127,7 +144,11 @@ class NonceResult:
         return {"originals": self.originals, "with_variants": self.with_variants,
                 "variants": self.variants,
                 "targets": srt(self.targets), "targets_no_pair": srt(self.targets_no_pair),
-                "positions": srt(self.positions), "positions_no_candidate": srt(self.positions_no_candidate)}
+                "positions": srt(self.positions), "positions_no_candidate": srt(self.positions_no_candidate),
+                "positions_fused": srt(self.positions_fused),
+                "positions_fused_unchanged": srt(self.positions_fused_unchanged),
+                "targets_fused": self.targets_fused,
+                "distinct_pairs": {str(k): v for k, v in sorted(self.distinct_pairs.items())}}
 
 
 def check_item(item: Item) -> None:
@@ -156,39 +177,105 @@ def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceCon
     weighted = config.sampling == "frequency"
     base = rng.getrandbits(64)
     out: list[Item] = []
-    positions, no_cand, targets, no_pair = Counter(), Counter(), Counter(), Counter()
-    with_variants = 0
+    c = _Counts()
     for item in tqdm(originals, desc="nonce", unit="item", disable=quiet):
         out.append(item)
         t = item.target_index
-        targets[item.pos[t]] += 1
-        pairs = pool.pairs(pool.key(item.tokens[t], item.pos[t], item.feats[t]))
-        if pairs is None or not pairs.available(item.lemma):
-            no_pair[item.pos[t]] += 1
+        c.targets[item.pos[t]] += 1
+        fused_target = "+" in item.lemma
+        pairs = None if fused_target else pool.pairs(pool.key(item.tokens[t], item.pos[t], item.feats[t]))
+        if not fused_target and (pairs is None or not pairs.available(item.lemma)):
+            c.no_pair[item.pos[t]] += 1
             continue
-        with_variants += 1
-        slots = []  # (position, candidates) for the content words to replace
-        for i, (word, upos, feats) in enumerate(zip(item.tokens, item.pos, item.feats)):
-            if i == t or upos not in content:
-                continue
-            positions[upos] += 1
-            cands = pool.candidates(pool.key(word, upos, feats))
-            if cands is None or not cands.available(word):
-                no_cand[upos] += 1
-                continue
-            slots.append((i, cands))
+        c.with_variants += 1
+        c.targets_fused += fused_target
+        slots = _slots(item, pool, content, c)
         item_rng = random.Random(f"nonce:{base}:{item.item_id}")
+        draws = _PairDraws(pairs, item_rng, weighted, item.lemma) if pairs is not None else None
+        seen_pairs = set()
         for v in range(1, config.n + 1):
             tokens = list(item.tokens)
             for i, cands in slots:
                 tokens[i] = cands.draw(item_rng, weighted, item.tokens[i])
-            pair = pairs.draw(item_rng, weighted, item.lemma)
-            tokens[t] = pair.form
+            if draws is None:  # merged target: its own pair, function parts kept
+                pair = Pair(item.correct, item.wrong, item.lemma)
+            else:
+                pair = draws.next()
+                tokens[t] = pair.form
+            seen_pairs.add(pair)
             out.append(item.replace(variant=v, tokens=tuple(tokens), correct=pair.form,
                                     wrong=pair.alternative, lemma=pair.lemma, perturbation=PERTURBATION))
-    return NonceResult(items=tuple(out), originals=len(originals), with_variants=with_variants,
-                       positions=dict(positions), positions_no_candidate=dict(no_cand),
-                       targets=dict(targets), targets_no_pair=dict(no_pair))
+        c.distinct[len(seen_pairs)] += 1
+    return c.result(tuple(out), len(originals))
+
+
+@dataclass
+class _Counts:
+    """The tallies of one :func:`make_nonce` run."""
+    positions: Counter = field(default_factory=Counter)
+    no_cand: Counter = field(default_factory=Counter)
+    targets: Counter = field(default_factory=Counter)
+    no_pair: Counter = field(default_factory=Counter)
+    fused: Counter = field(default_factory=Counter)
+    fused_unchanged: Counter = field(default_factory=Counter)
+    distinct: Counter = field(default_factory=Counter)
+    with_variants: int = 0
+    targets_fused: int = 0
+
+    def result(self, items: tuple, originals: int) -> NonceResult:
+        return NonceResult(items=items, originals=originals, with_variants=self.with_variants,
+                           positions=dict(self.positions), positions_no_candidate=dict(self.no_cand),
+                           targets=dict(self.targets), targets_no_pair=dict(self.no_pair),
+                           positions_fused=dict(self.fused), positions_fused_unchanged=dict(self.fused_unchanged),
+                           targets_fused=self.targets_fused, distinct_pairs=dict(self.distinct))
+
+
+def _slots(item: Item, pool: CandidatePool, content: frozenset, c: _Counts) -> list:
+    """(position, candidates) for the content words of ``item`` to replace; counts
+    the positions that keep their word (no candidate; merged token, by reason)."""
+    slots = []
+    for i, (word, upos, feats) in enumerate(zip(item.tokens, item.pos, item.feats)):
+        if i == item.target_index or upos not in content:
+            continue
+        c.positions[upos] += 1
+        merged = pool.merged_lemma(word, upos, feats)
+        if merged is not None:
+            c.fused[upos] += 1
+            cands, why = pool.fused_candidates(word, merged, upos, feats)
+            if cands is None:
+                c.fused_unchanged[why] += 1
+                continue
+        else:
+            cands = pool.candidates(pool.key(word, upos, feats))
+            if cands is None or not cands.available(word):
+                c.no_cand[upos] += 1
+                continue
+        slots.append((i, cands))
+    return slots
+
+
+class _PairDraws:
+    """An item's target pairs, drawn without replacement until every pair has
+    been used once, then again: the variants spread over the available lemmas."""
+
+    #: weighted draws: redraws before accepting a pair already used
+    RETRIES = 20
+
+    def __init__(self, pairs, rng: random.Random, weighted: bool, exclude: str):
+        self.pairs, self.rng, self.weighted, self.exclude = pairs, rng, weighted, exclude
+        self.left = pairs.available(exclude)
+        self.used: set = set()
+
+    def next(self) -> Pair:
+        if len(self.used) >= self.left:
+            self.used.clear()
+        pair = self.pairs.draw(self.rng, self.weighted, self.exclude)
+        tries = 0
+        while pair in self.used and tries < (self.RETRIES if self.weighted else 10 * self.left):
+            pair = self.pairs.draw(self.rng, self.weighted, self.exclude)
+            tries += 1
+        self.used.add(pair)
+        return pair
 
 
 # --- reading an `agree extract` directory and a vocabulary -------------------------
@@ -207,6 +294,7 @@ class ExtractDir:
     lang      the language code it was extracted with (None when not given)
     features  its agreement features, e.g. ``("Number",)``
     alternative_mode  ``closest`` or ``exact``
+    values    the two Number values of the extract run (``--values``)
     """
     path: Path
     items: tuple[Item, ...]
@@ -215,6 +303,7 @@ class ExtractDir:
     lang: str | None
     features: tuple[str, ...]
     alternative_mode: str
+    values: tuple[str, ...] = ("Sing", "Plur")
 
 
 def read_extract_dir(path) -> ExtractDir:
@@ -253,7 +342,8 @@ def read_extract_dir(path) -> ExtractDir:
     mode = params.get("alt") or "closest"
     return ExtractDir(path=path, items=tuple(read_items(path / "items.tsv")),
                       table=ParadigmTable.load(path / "paradigms.tsv"), manifest=manifest,
-                      lang=params.get("lang") or None, features=tuple(features), alternative_mode=mode)
+                      lang=params.get("lang") or None, features=tuple(features), alternative_mode=mode,
+                      values=tuple(str(params.get("values") or "Sing,Plur").split(",")))
 
 
 def read_vocab_file(path, table=None) -> frozenset[str]:

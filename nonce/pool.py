@@ -22,6 +22,15 @@ random draw:
   are skipped), both in the vocabulary. The form obeys the word rules above.
   Built per (POS, features) on first use.
 
+- **fused**: a merged multiword token (lemma ``fare+lo`` for *farlo*, a noun with
+  prefixed preposition and article ``b+h+bayit``) is replaced by another merged
+  token the treebank spells, with the same POS, features and function parts and
+  another content part (*dirlo* for *farlo*): the function words stay. The
+  content part is the one part whose lemma the treebank also has as a word of
+  its own with the token's POS (``fare`` VERB; ``lo`` is a PRON). With no such
+  part or no attested re-spelling the position keeps its word (counted by
+  :func:`nonce.generate.make_nonce`).
+
 Capitalisation and initial class come from :mod:`nonce.vowels`. Every list is
 sorted (words by form, pairs by lemma then form), so draws depend only on the
 random generator, never on dictionary order.
@@ -147,6 +156,12 @@ class PoolOptions:
     features: tuple[str, ...] = ("Number",)
     alternative_mode: str = "closest"
     content_pos: tuple[str, ...] = CONTENT_POS
+    values: tuple[str, ...] = ("Sing", "Plur")  #: the Number values contrasted (``agree extract --values``)
+
+
+#: why a merged token keeps its word (keys of ``positions_fused_unchanged``)
+FUSED_NO_CONTENT = "content_part_unknown"
+FUSED_NO_SPELLING = "no_attested_respelling"
 
 
 class CandidatePool:
@@ -179,6 +194,49 @@ class CandidatePool:
         self.words: dict[Key, Choices[str]] = {k: _choices(v, _same, _same) for k, v in words.items()}
         self._pairs: dict[Key, Choices[Pair]] = {}
         self._pairs_built: set[tuple[str, str]] = set()
+        self._fused: dict | None = None   # (upos, feats, parts with the content one blanked) -> {form: n}
+        self._plain_lemmas: set | None = None
+
+    # -- merged multiword tokens ------------------------------------------------
+    def merged_lemma(self, form: str, upos: str, feats: str) -> str | None:
+        """The ``a+b`` lemma of ``form`` when the treebank has it as a merged token
+        with this POS and features (its most frequent such analysis), else None."""
+        for a, _ in self.table.analyses(form):
+            if a.upos == upos and a.feats == feats:
+                return a.lemma if "+" in a.lemma else None
+        return None
+
+    def content_part(self, lemma: str, upos: str) -> int | None:
+        """Index of the content part of a merged lemma (see the module doc), or None."""
+        if self._plain_lemmas is None:
+            self._plain_lemmas = {(a.lemma, a.upos) for a in self.table.counts if "+" not in a.lemma}
+        hits = [i for i, part in enumerate(lemma.split("+")) if (part, upos) in self._plain_lemmas]
+        return hits[0] if len(hits) == 1 else None
+
+    def _fused_key(self, lemma: str, k: int, upos: str, feats: str, form: str):
+        parts = lemma.split("+")
+        return (upos, feats, tuple(p if i != k else None for i, p in enumerate(parts))) + self.key(form, upos, feats)[2:]
+
+    def fused_candidates(self, form: str, lemma: str, upos: str, feats: str) -> tuple[Choices[str] | None, str]:
+        """Attested merged forms that swap only the content part of ``form``
+        (``lemma`` ``fare+lo``), and, when there are none, why (a FUSED_* reason)."""
+        k = self.content_part(lemma, upos)
+        if k is None:
+            return None, FUSED_NO_CONTENT
+        if self._fused is None:
+            index: dict = defaultdict(dict)
+            for a, n in self.table.counts.items():
+                if "+" not in a.lemma or " " in a.form or not self.qualifies(a.form, a.upos):
+                    continue
+                j = self.content_part(a.lemma, a.upos)
+                if j is not None:
+                    forms = index[self._fused_key(a.lemma, j, a.upos, a.feats, a.form)]
+                    forms[a.form] = forms.get(a.form, 0) + n
+            self._fused = {key: _choices(v, _same, _same) for key, v in index.items()}
+        cands = self._fused.get(self._fused_key(lemma, k, upos, feats, form))
+        if cands is None or not cands.available(form):
+            return None, FUSED_NO_SPELLING
+        return cands, ""
 
     def qualifies(self, form: str, upos: str) -> bool:
         """Seen often enough, POS-unambiguous enough, in the vocabulary."""
@@ -208,7 +266,7 @@ class CandidatePool:
     def alternative(self, lemma: str, upos: str, feats: str) -> str | None:
         """The other-number form, by the extract run's rule (the table caches it)."""
         return self.table.alternative(lemma, upos, feats, features=self.options.features,
-                                      mode=self.options.alternative_mode)
+                                      mode=self.options.alternative_mode, values=self.options.values)
 
     def _build_pairs(self, upos: str, feats: str) -> None:
         self._pairs_built.add((upos, feats))

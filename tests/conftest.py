@@ -21,3 +21,12 @@ def shared_path(*parts: str) -> Path:
 def shared():
     """``shared('ud', 'en_ewt')`` -> Path, or skip with a reason."""
     return shared_path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    """``agree extract`` caches parsed treebanks under $XDG_CACHE_HOME: keep tests (module-
+    and session-scoped fixtures included) out of ~/.cache."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+        yield

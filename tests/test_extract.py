@@ -156,7 +156,8 @@ class TestMining:
         assert (f["non_projective"], f["disagreeing"], f["no_alternative"], f["same_spelling"], f["vocab"]) == \
             (1, 0, 1, 2, 0)
         assert f["items"] == len(result.items) == 28 - 1 - 2
-        assert f["arcs"] == f["distance"] + f["punct"] + f["non_projective"] + f["missing_feature"] + f["candidates"]
+        assert f["arcs"] == (f["distance"] + f["punct"] + f["non_projective"] + f["missing_feature"]
+                             + f["excluded_value"] + f["candidates"])
 
     def test_pairs_seen_once_are_noise(self, toy, tmp_path):
         """One subject-verb disagreement (an annotation error) is dropped; two reject."""

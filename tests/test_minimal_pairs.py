@@ -178,8 +178,8 @@ def test_sentence_method_on_our_items(tmp_path, count_models):
         assert r.exit_code == 0, r.stderr
         outs[method] = r.stdout
         rows = (tmp_path / method / "items.tsv").read_text().splitlines()
-        assert rows[0].endswith("\ttestset\tmethod")
-        assert {row.split("\t")[-1] for row in rows[1:]} == {method}
+        assert rows[0].endswith("\ttestset\tmethod\tundecidable")
+        assert {row.split("\t")[-2] for row in rows[1:]} == {method}
         assert f"Method: {method}" in (tmp_path / method / "summary.md").read_text()
     assert outs["target"] == outs["sentence"]
     if count_models[1] is not None:
@@ -232,7 +232,8 @@ def test_linzen_four_column_gold(tmp_path, count_models):
     r = run(gold, "--model", count_models[0], "--out", tmp_path / "o", "-q")
     assert r.exit_code == 0, r.stderr
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert sorted((row["value"], row["items"]) for row in summary["accuracy"]
+    # decidable items plus undecidable (tied) ones: every item is in the breakdown
+    assert sorted((row["value"], row["items"] + row.get("undecidable", 0)) for row in summary["accuracy"]
                   if row["by"] == "attractors") == [(0, 1), (1, 2)]
 
 

@@ -51,7 +51,7 @@ class TestScoreItems:
     def test_correct_means_strictly_more_probable(self):
         scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB)], quiet=True)
         assert [(s.item_id, s.logp_correct, s.logp_wrong, s.correct) for s in scored] == [
-            ("a", -1.0, -2.0, True), ("b", -3.0, -2.5, False), ("c", -1.0, -1.0, False)]  # tie is wrong
+            ("a", -1.0, -2.0, True), ("b", -3.0, -2.5, False), ("c", -1.0, -1.0, False)]  # a tie is not correct (undecidable)
 
     def test_oov_flags_cover_prefix_and_both_forms(self):
         scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB - {"run"})], quiet=True)
@@ -108,7 +108,7 @@ class TestScoredItem:
         header, row = (tmp_path / "items.tsv").read_text().splitlines()
         assert header.split("\t") == list(SCORED_COLUMNS)
         assert row.split("\t") == ["a", "0", "original", "NOUN VERB", "0", "m", "-1.0", "-2.0", "1", "0",
-                                   "lstm", "t", "target"]
+                                   "lstm", "t", "target", "0"]
 
 
 def model_dir(path, kind="unigram", **config):

@@ -46,11 +46,12 @@ class TestPaperOutputs:
         tab = paper_tab(tmp_path / "best_model_mturk.tab")
         r = run(tab, "--from-outputs", "m1", "--from-outputs", "m2", "--humans", tab, "--out", tmp_path / "o", "-q")
         assert r.exit_code == 0, r.stderr
-        # m1 right on items 0, 1, 3; m2 on 1 only (3 is a tie); freq on 1, 3; humans: mean share
+        # m1 right on items 0, 1, 3; m2 on 1 only (3 is a tie: undecidable, left out of its
+        # nonce accuracy, 1 of 2 decidable); freq on 1, 3; humans: mean share
         assert r.stdout == ("model\tkind\tmodels\toriginal\tnonce\n"
                             "unigram[freq]\tunigram (baseline)\t1\t0.0\t66.7\n"
                             "m1\tpaper-output\t1\t100.0\t66.7\n"
-                            "m2\tpaper-output\t1\t0.0\t33.3\n"
+                            "m2\tpaper-output\t1\t0.0\t50.0\n"
                             "humans\thumans\t-\t90.0\t83.3\n")
         out = tmp_path / "o"
         for name in ("items.tsv", "summary.json", "summary.md", "manifest.json", "model_vs_human.png",
@@ -64,7 +65,7 @@ class TestPaperOutputs:
         assert by_attr[("m1", "nonce", 0)] == 50.0 and by_attr[("m1", "nonce", 1)] == 100.0
         assert by_attr[("humans", "nonce", 0)] == 90.0
         tests = {(t["model_a"], t["model_b"], t["condition"]): t for t in summary["paired_tests"]}
-        assert (tests[("m1", "m2", "nonce")]["only_a"], tests[("m1", "m2", "nonce")]["only_b"]) == (2, 1)
+        assert (tests[("m1", "m2", "nonce")]["only_a"], tests[("m1", "m2", "nonce")]["only_b"]) == (1, 1)  # item 3 is a tie for m2: not paired
         agree = {(a["model"], a["condition"]): a for a in summary["human_agreement"]}
         assert agree[("m1", "nonce")]["majority_match"] == pytest.approx(100 * 2 / 3, abs=1e-3)
         manifest = json.loads((out / "manifest.json").read_text())
@@ -185,7 +186,7 @@ class TestRealModels:
         summary = json.loads((tmp_path / "o" / "summary.json").read_text())
         assert {m["name"]: m["oov_items"] for m in summary["models"]} == {"u1/model": 1, "u2/model": 1}
         md = (tmp_path / "o" / "summary.md").read_text()
-        assert "| u1/model | uni | unigram | 5 | 1 |" in md
+        assert "| u1/model | uni | unigram | 5 | 5 | 0 | 1 |" in md
 
     def test_require_in_vocab(self, tmp_path, testset):
         m1 = unigram(tmp_path / "u1", SING)

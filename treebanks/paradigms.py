@@ -9,13 +9,21 @@ Number is one of the agreement features: the test is about number, and a
 
 * ``mode="exact"`` (the paper): the remaining features must be identical;
 * ``mode="closest"`` (default): the remaining features may differ only where
-  number takes them along: a feature present on one side only (Russian
-  past-tense verbs carry Gender only in the singular), or a multi-value set
-  that contains the other value (Hebrew plural ``Gender=Fem,Masc`` for
+  number takes them along: a feature present on one side only *when it
+  co-varies with number in this treebank* (:meth:`ParadigmTable.covarying`:
+  Russian past-tense verbs carry Gender only in the singular), or a multi-value
+  set that contains the other value (Hebrew plural ``Gender=Fem,Masc`` for
   ``Gender=Masc``). A feature both sides have with disjoint values (Tense=Past
-  against Tense=Pres: *became*/*become*) disqualifies the form, so the contrast
-  stays one of number. Among the rest, the most overlapping one wins. An exact
-  swap finds nothing in those languages.
+  against Tense=Pres: *became*/*become*), or one side only has and that does
+  not co-vary with number (Tense, Mood, VerbForm on a form that lacks them),
+  disqualifies the form, so the contrast stays one of number
+  (:meth:`ParadigmTable.rejected_alternatives` says which features differed).
+  Among the rest, the most overlapping one wins. An exact swap finds nothing in
+  those languages.
+
+``values`` (e.g. ``("Sing", "Plur")``) restricts the alternative's Number to
+those values: with Dual in the treebank, a singular's alternative is its
+plural, never its dual.
 
 Ranking, best first: fewest agreement features changed (matters only for
 ``Number|Gender``-style lists), most shared remaining (feature, value) pairs,
@@ -29,9 +37,8 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from treebanks.errors import TreebankError
 from treebanks.features import canonical_feats, parse_feats
@@ -41,9 +48,9 @@ _HEADER = ("form", "lemma", "upos", "feats", "count")
 MODES = ("closest", "exact")
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    """One analysis of a surface form."""
+class Analysis(NamedTuple):
+    """One analysis of a surface form (a named tuple: tables hold tens of thousands,
+    built from plain tuples in one go)."""
     form: str
     lemma: str
     upos: str
@@ -61,18 +68,20 @@ class ParadigmTable:
         self._by_form: dict[str, list[tuple[Analysis, int]]] | None = None
         self._by_lemma: dict[tuple[str, str], list[tuple[Analysis, int]]] | None = None
         self._alt_cache: dict = {}
+        self._covarying: dict | None = None
 
     @property
     def counts(self) -> dict[Analysis, int]:
         """analysis -> number of tokens with it."""
         if self._pending:
+            make = Analysis._make
             for key, n in self._pending.items():
-                self._counts[Analysis(*key)] += n
+                self._counts[make(key)] += n
             self._pending.clear()
         return self._counts
 
     def _changed(self) -> None:
-        self._by_form = self._by_lemma = None
+        self._by_form = self._by_lemma = self._covarying = None
         self._alt_cache.clear()
 
     # -- building -------------------------------------------------------------
@@ -83,6 +92,11 @@ class ParadigmTable:
     def add_tokens(self, tokens: Iterable) -> None:
         """Count every token of a sentence (anything with form/lemma/upos/feats)."""
         self._pending.update([(t.form, t.lemma, t.upos, t.feats) for t in tokens])
+        self._changed()
+
+    def add_counts(self, counts: dict) -> None:
+        """Add ``{(form, lemma, upos, feats): n}`` (a cached treebank's counts)."""
+        self._pending.update(counts)
         self._changed()
 
     @classmethod
@@ -97,54 +111,88 @@ class ParadigmTable:
     def analyses(self, form: str) -> list[tuple[Analysis, int]]:
         """All analyses of a surface form with their counts, most frequent first."""
         if self._by_form is None:
-            index = defaultdict(list)
-            for a, n in self.counts.items():
-                index[a.form].append((a, n))
-            for rows in index.values():
-                rows.sort(key=_rank)
-            self._by_form = dict(index)
-        return self._by_form.get(form, [])
+            self._by_form = _index(self.counts, 0)
+        return _sorted_rows(self._by_form, form)
 
     def lemma_forms(self, lemma: str, upos: str) -> list[tuple[Analysis, int]]:
         """All analyses of a lemma with a given UPOS, most frequent first."""
         if self._by_lemma is None:
-            index = defaultdict(list)
-            for a, n in self.counts.items():
-                index[(a.lemma, a.upos)].append((a, n))
-            for rows in index.values():
-                rows.sort(key=_rank)
-            self._by_lemma = dict(index)
-        return self._by_lemma.get((lemma, upos), [])
+            self._by_lemma = _index(self.counts, 1)
+        return _sorted_rows(self._by_lemma, (lemma, upos))
 
     def alternative(self, lemma: str, upos: str, feats: str, features: Sequence[str] = ("Number",),
-                    mode: str = "closest") -> str | None:
+                    mode: str = "closest", values: Sequence[str] | None = None) -> str | None:
         """The form of ``lemma``/``upos`` with other values of ``features`` (see the
         module docstring for the ranking), or None when the treebank has none."""
-        key = (lemma, upos, feats, tuple(features), mode)
+        key = (lemma, upos, feats, tuple(features), mode, tuple(values or ()))
         if key not in self._alt_cache:
-            self._alt_cache[key] = self._alternative(lemma, upos, feats, tuple(features), mode)
+            self._alt_cache[key] = self._alternative(lemma, upos, feats, tuple(features), mode,
+                                                     tuple(values or ()))
         return self._alt_cache[key]
 
-    def _alternative(self, lemma, upos, feats, features, mode) -> str | None:
-        if mode not in MODES:
-            raise ValueError(f"unknown alternative mode {mode!r} (expected one of {', '.join(MODES)})")
+    def covarying(self, upos: str) -> frozenset[str]:
+        """Features of ``upos`` words that come and go with Number in this treebank:
+        carried by at least :data:`COVARY_PRESENT` of the tokens of one Number value
+        and at most :data:`COVARY_ABSENT` of those of another (Russian past-tense
+        Gender: singular only). Only these may be present on one side of a pair."""
+        if self._covarying is None:
+            self._covarying = _covarying(self.counts)
+        return self._covarying.get(upos, frozenset())
+
+    def _other_number(self, lemma, upos, feats, features, values):
+        """(form, count, own rest, other rest) of the lemma's analyses with other
+        agreement values (None when ``feats`` lacks one)."""
         own = parse_feats(feats)
         if any(f not in own for f in features):
             return None
+        pivot = "Number" if "Number" in features else features[0]
         own_rest = {k: v for k, v in own.items() if k not in features}
-        pivot = "Number" if "Number" in features else None
-        best, best_key = None, None
+        out = []
         for a, n in self.lemma_forms(lemma, upos):
             other = parse_feats(a.feats)
             if any(f not in other for f in features):
                 continue
             changed = sum(other[f] != own[f] for f in features)
-            if changed == 0 or (pivot and other[pivot] == own[pivot]):
+            if changed == 0 or other[pivot] == own[pivot] or (values and other[pivot] not in values):
                 continue
-            rest = {k: v for k, v in other.items() if k not in features}
+            out.append((a, n, changed, own_rest, {k: v for k, v in other.items() if k not in features}))
+        return out
+
+    def _differing(self, upos: str, own_rest: dict, rest: dict) -> list[str]:
+        """Non-agreement features that make a pair more than a number contrast."""
+        cov = self.covarying(upos)
+        out = []
+        for k in sorted(set(own_rest) | set(rest)):
+            if k in own_rest and k in rest:
+                if not _compatible(own_rest[k], rest[k]):
+                    out.append(k)
+            elif k not in cov:
+                out.append(k)
+        return out
+
+    def rejected_alternatives(self, lemma: str, upos: str, feats: str, features: Sequence[str] = ("Number",),
+                              values: Sequence[str] | None = None) -> list[tuple[str, list[str]]]:
+        """The other-number forms the ``closest`` rule turned down, each with the
+        features that differed beyond number (``[("brought", ["Tense"])]``)."""
+        rows = self._other_number(lemma, upos, feats, tuple(features), tuple(values or ())) or []
+        out = []
+        for a, _n, _c, own_rest, rest in rows:
+            diff = self._differing(upos, own_rest, rest)
+            if diff:
+                out.append((a.form, diff))
+        return out
+
+    def _alternative(self, lemma, upos, feats, features, mode, values=()) -> str | None:
+        if mode not in MODES:
+            raise ValueError(f"unknown alternative mode {mode!r} (expected one of {', '.join(MODES)})")
+        rows = self._other_number(lemma, upos, feats, features, values)
+        if not rows:
+            return None
+        best, best_key = None, None
+        for a, n, changed, own_rest, rest in rows:
             if mode == "exact" and rest != own_rest:
                 continue
-            if mode == "closest" and not all(_compatible(v, own_rest[k]) for k, v in rest.items() if k in own_rest):
+            if mode == "closest" and self._differing(upos, own_rest, rest):
                 continue
             shared = sum(1 for k, v in rest.items() if own_rest.get(k) == v)
             unshared = len(rest) + len(own_rest) - 2 * shared
@@ -202,10 +250,68 @@ class ParadigmTable:
         return len(self.counts)
 
 
+#: thresholds of :meth:`ParadigmTable.covarying`
+COVARY_PRESENT = 0.1
+COVARY_ABSENT = 0.05
+
+
+def _covarying(counts: dict) -> dict[str, frozenset[str]]:
+    # upos -> Number value -> (tokens, feature -> tokens carrying it)
+    per: dict = defaultdict(lambda: defaultdict(lambda: [0, Counter()]))
+    parsed: dict[str, dict] = {}  # a few thousand FEATS strings among tens of thousands of analyses
+    for a, n in counts.items():
+        d = parsed.get(a.feats)
+        if d is None:
+            d = parsed[a.feats] = parse_feats(a.feats)
+        num = d.get("Number")
+        if num is None:
+            continue
+        cell = per[a.upos][num]
+        cell[0] += n
+        for k in d:
+            if k != "Number":
+                cell[1][k] += n
+    out = {}
+    for upos, by_value in per.items():
+        cov = set()
+        names = {k for _, c in by_value.values() for k in c}
+        for k in names:
+            shares = [c[k] / total for total, c in by_value.values() if total]
+            if len(shares) > 1 and max(shares) >= COVARY_PRESENT and min(shares) <= COVARY_ABSENT:
+                cov.add(k)
+        out[upos] = frozenset(cov)
+    return out
+
+
 def _compatible(a: str, b: str) -> bool:
     """Two values of one feature are compatible when equal or when their value
     sets (``Fem,Masc``) overlap."""
     return a == b or not set(a.split(",")).isdisjoint(b.split(","))
+
+
+def _index(counts: dict, by: int) -> dict:
+    """form (by=0) or (lemma, upos) (by=1) -> [False, rows]; rows are sorted on the
+    first look-up only (:func:`_sorted_rows`): an extract run looks up a few hundred
+    keys of tens of thousands."""
+    index: dict = {}
+    for a, n in counts.items():
+        key = a[0] if by == 0 else (a[1], a[2])
+        entry = index.get(key)
+        if entry is None:
+            index[key] = [False, [(a, n)]]
+        else:
+            entry[1].append((a, n))
+    return index
+
+
+def _sorted_rows(index: dict, key) -> list:
+    entry = index.get(key)
+    if entry is None:
+        return []
+    if not entry[0]:
+        entry[1].sort(key=_rank)
+        entry[0] = True
+    return entry[1]
 
 
 def _rank(row: tuple[Analysis, int]):

@@ -11,7 +11,7 @@ from agreement.outdir import atomic_output_dir, write_manifest
 @click.argument("inputs", nargs=-1, required=True, type=click.Path())
 @click.option("--lang", required=True,
               help="Language of the inputs (en, it, ...): picks the tokenizer. A dump's header "
-                   "is not consulted.")
+                   "is not consulted. A language without rules gets a warning and the generic ones.")
 @out_option
 @click.option("--vocab-size", type=POSITIVE_INT, default=50000, show_default=True,
               help="Words in vocab.txt besides <eos> and <unk>.")
@@ -38,11 +38,10 @@ def corpus(inputs, lang, out, force, vocab_size, max_unk, clitics, workers, seed
       agree corpus kind-it.txt --lang it --vocab-size 20000 --out it-corpus
     """
     from lm.corpus import prepare_corpus
-    from lm.tokenize import LANGUAGES_WITH_RULES, has_rules
+    from lm.tokenize import lang_warning
 
-    if not has_rules(lang):
-        warn(f"--lang {lang}: no tokenizer rules for this language (rules exist for "
-             f"{', '.join(sorted(LANGUAGES_WITH_RULES))}); using the generic rules")
+    if (warning := lang_warning(lang)) is not None:  # a warning, not an error: the generic rules work
+        warn(warning)
 
     params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics,
               "seed": seed}

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import click
 
-from agreement.extract import (CONSTRUCTIONS_FILE, ExtractConfig, extract_items, parse_features, read_vocab,
-                               summary_table, write_constructions)
+from agreement.extract import (CONSTRUCTIONS_FILE, ExtractConfig, extract_items, parse_features, parse_values,
+                               read_vocab, summary_table, write_constructions)
 from agreement.options import POSITIVE_INT, COUNT, log, out_option, quiet_option, warn
 from agreement.outdir import atomic_output_dir, write_manifest
+from treebanks.cache import default_cache_dir
 from agreement.records import ITEMS_FILE, write_items
 from treebanks.paradigms import MODES, PARADIGMS_FILE
 
@@ -16,6 +17,11 @@ from treebanks.paradigms import MODES, PARADIGMS_FILE
 @out_option
 @click.option("--features", default="Number", show_default=True,
               help="Agreement feature(s), a |-list such as Number|Gender.")
+@click.option("--values", default="Sing,Plur", show_default=True,
+              help="The two Number values contrasted. Arcs with another value at either end "
+                   "(Number=Dual in Arabic, Hebrew, Slovenian) are excluded and counted "
+                   "(manifest filters: excluded_value), and wrong forms are never dual. A value "
+                   "the treebank does not use is an error listing the ones it has.")
 @click.option("--lang", help="Language code (e.g. en, it), recorded for agree nonce's article rule.")
 @click.option("--min-count", type=COUNT, default=10, show_default=True,
               help="Cues needed for each of two values (singular and plural) to keep a construction.")
@@ -36,13 +42,24 @@ from treebanks.paradigms import MODES, PARADIGMS_FILE
               help='Print a construction\'s joint counts and verdict, e.g. "R VERB NOUN CCONJ VERB".')
 @click.option("--format", "fmt", type=click.Choice(["tsv", "colorlessgreen"]), default="tsv",
               show_default=True, help="colorlessgreen: also write the paper's generated.text/.gold/.eval/.tab.")
+@click.option("--no-cache", is_flag=True,
+              help="Parse the treebank files even when the cache ($XDG_CACHE_HOME/agree/treebanks, else "
+                   "~/.cache/agree/treebanks; keyed by each file's SHA-256) has them.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes parsing treebank files [default: one per file, at most the CPUs].")
 @quiet_option
-def extract(treebanks, out, force, features, lang, min_count, min_distance, max_distance, alt,
-            infer_verb_number, vocab, explain, fmt, quiet):
+def extract(treebanks, out, force, features, values, lang, min_count, min_distance, max_distance, alt,
+            infer_verb_number, vocab, explain, fmt, no_cache, workers, quiet):
     """Mine long-distance agreement constructions from UD treebank files (.conllu,
     .conllu.gz, .conllu.bz2, or directories of them) and write the original test
     items: constructions.tsv, items.tsv, paradigms.tsv, manifest.json. Prints the
     kept constructions (and any --explain diagnostics) on stdout.
+
+    A wrong form differs from the correct one in number only (plus features that
+    come and go with number in the treebank, e.g. Gender on Russian past tenses);
+    targets whose other-number form also differs in Tense, Mood, VerbForm... are
+    rejected and counted (filters: non_number_difference; --explain shows which
+    features differed). Dual: see --values.
 
     \b
     Example:
@@ -50,9 +67,9 @@ def extract(treebanks, out, force, features, lang, min_count, min_distance, max_
           --explain "R VERB NOUN CCONJ VERB"
     """
     config = ExtractConfig(features=parse_features(features), min_count=min_count, min_distance=min_distance,
-                           max_distance=max_distance, alt=alt, infer_verb_number=infer_verb_number,
+                           max_distance=max_distance, alt=alt, values=parse_values(values), infer_verb_number=infer_verb_number,
                            vocab=read_vocab(vocab) if vocab else None, lang=lang, explain=tuple(explain),
-                           quiet=quiet)
+                           quiet=quiet, cache_dir=None if no_cache else str(default_cache_dir()), workers=workers)
     with atomic_output_dir(out, "extract", [*treebanks, vocab], force, quiet) as tmp:
         result = extract_items(treebanks, config)
         if not result.items:
@@ -74,5 +91,6 @@ def extract(treebanks, out, force, features, lang, min_count, min_distance, max_
     click.echo(summary_table(result))
     for text in result.explanations:
         click.echo(text)
+    log(f"{result.reading.get('cached', 0)} of {len(result.files)} treebank files from the cache", quiet)
     log(f"{result.sentences} sentences, {len(result.kept)} constructions, {len(result.items)} items -> {out}",
         quiet)

@@ -36,6 +36,13 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
     pair. Writes items.tsv (variant 0 = original, 1..n = nonce), paradigms.tsv and
     manifest.json (with counts of positions and targets that had no candidate).
 
+    A merged multiword token (Italian farlo = fare + lo, a noun with a prefixed
+    preposition and article) keeps its function words: it is replaced only by
+    another merged token the treebank spells with the same function parts, else
+    left unchanged and counted (positions_fused_unchanged, by reason). An item's
+    variants draw their target pairs without replacement until its candidates
+    are used up; manifest counts distinct_pairs: items by distinct pairs.
+
     \b
     Example:
       agree extract ../shared/data/ud/en_ewt --lang en --out en-items
@@ -47,7 +54,8 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
             warn(f"{extract_dir}: the test set has no items, so there is nothing to vary")
         words = read_vocab_file(vocab, src.table) if vocab else None
         config = NonceConfig(n=n, ambiguity=ambiguity, vocab=words, lang=src.lang, vowel_rule=vowel_rule,
-                             sampling=sampling, features=src.features, alternative_mode=src.alternative_mode)
+                             sampling=sampling, features=src.features, alternative_mode=src.alternative_mode,
+                             values=src.values)
         result = make_nonce(src.items, src.table, config, random.Random(seed), quiet=quiet)
         write_items(tmp / "items.tsv", result.items)
         for name in ("paradigms.tsv", "constructions.tsv"):
@@ -67,3 +75,11 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
         f"no replacement pair for {sum(c['targets_no_pair'].values())} targets, no candidate for "
         f"{sum(c['positions_no_candidate'].values())} of {sum(c['positions'].values())} positions -> {out}",
         quiet)
+    fused = sum(c["positions_fused"].values())
+    if fused or c["targets_fused"]:
+        why = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in c["positions_fused_unchanged"].items()) or "none"
+        log(f"merged tokens (function words kept): {fused} content positions, unchanged: {why}; "
+            f"{c['targets_fused']} merged targets keep their own pair", quiet)
+    if c["distinct_pairs"]:
+        log("distinct target pairs per item: " + ", ".join(f"{k}: {v} items" for k, v in c["distinct_pairs"].items()),
+            quiet)

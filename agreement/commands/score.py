@@ -67,7 +67,10 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     --out: items.tsv (one row per item and model; last column: the method),
     summary.json, summary.md, PNG plots, tokens.tsv with --surprisal, and
     manifest.json; prints the accuracy table (TSV, %) on stdout. All scores are
-    natural logs.
+    natural logs. Accuracy is over the decidable items: a tie (both forms equally
+    probable, e.g. both <unk>) is undecidable, counted apart (items.tsv column
+    `undecidable`, summary tables), and summary.md warns when more than a tenth of a
+    model's items are.
 
     \b
     Example:
