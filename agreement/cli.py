@@ -23,6 +23,8 @@ COMMANDS = {
     "score": ("agreement.commands.score", "score"),
     "perturb": ("agreement.commands.perturb", "perturb"),
     "demo": ("agreement.commands.demo", "demo"),
+    "setup": ("agreement.commands.setup_kenlm", "setup"),
+    "doctor": ("agreement.commands.doctor", "doctor"),
 }
 
 
