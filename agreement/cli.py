@@ -64,6 +64,8 @@ def cli():
       agree score     test set + models (+ humans) -> tables and plots
       agree perturb   test set -> noisy variants for robustness curves
       agree demo      all of the above on a generated language, in minutes
+      agree setup kenlm  build KenLM's lmplz/build_binary (for --arch kn5)
+      agree doctor    what works in this installation
 
     \b
     Example:

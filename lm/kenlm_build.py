@@ -154,7 +154,8 @@ def _download_source(work: Path, version: str | None) -> Path:
     if not archives:
         raise LMError(f"pip download {spec} gave no kenlm-*.tar.gz source archive")
     with tarfile.open(archives[0]) as tar:
-        tar.extractall(work, filter="data")
+        # the "data" filter (no absolute paths, links out, devices) exists from 3.11.4 on
+        tar.extractall(work, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     top = archives[0].name[: -len(".tar.gz")]
     if not (work / top / "CMakeLists.txt").is_file():
         raise LMError(f"{archives[0].name} has no {top}/CMakeLists.txt")

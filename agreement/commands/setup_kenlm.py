@@ -39,13 +39,17 @@ def kenlm(prefix, version, force, jobs, quiet):
       agree setup kenlm
       agree train-lm en-corpus --arch kn5 --out en-kn5
     """
-    bar = None if quiet else tqdm(total=100, desc="kenlm", unit="%", file=sys.stderr)
+    bar = None   # made at the first progress report: none when the tools are already there
 
     def progress(stage, percent):
-        if bar is not None:
-            bar.set_description(f"kenlm: {stage}")
-            if percent >= 0:
-                bar.update(percent - bar.n)
+        nonlocal bar
+        if quiet:
+            return
+        if bar is None:
+            bar = tqdm(total=100, unit="%", file=sys.stderr)
+        bar.set_description(f"kenlm: {stage}")
+        if percent >= 0:
+            bar.update(percent - bar.n)
 
     try:
         result = build_kenlm(prefix, version=version, force=force, jobs=jobs, progress=progress)
