@@ -46,7 +46,7 @@ def kenlm(prefix, version, force, jobs, quiet):
         if quiet:
             return
         if bar is None:
-            bar = tqdm(total=100, unit="%", file=sys.stderr)
+            bar = tqdm(total=100, desc="kenlm", unit="%", file=sys.stderr)
         bar.set_description(f"kenlm: {stage}")
         if percent >= 0:
             bar.update(percent - bar.n)
