@@ -16,7 +16,7 @@ test: $(STAMP)
 
 setup: $(STAMP)
 
-$(STAMP): setup.cfg pyproject.toml scripts/setup.sh scripts/build_kenlm.sh
+$(STAMP): setup.cfg pyproject.toml constraints.txt scripts/setup.sh scripts/build_kenlm.sh
 	PY=$(PY) bash scripts/setup.sh $(VENV)
 	touch $(STAMP)
 

@@ -29,6 +29,8 @@ COMMANDS = {
     "demo": ("agreement.commands.demo", "demo"),
     "analyze": ("agreement.commands.analyze", "analyze"),
     "swap-targets": ("agreement.commands.systematicity", "swap_targets"),
+    "setup": ("agreement.commands.setup_kenlm", "setup"),
+    "doctor": ("agreement.commands.doctor", "doctor"),
 }
 
 
@@ -98,7 +100,11 @@ def cli():
       agree perturb   test set -> noisy variants for robustness curves
       agree export    test set -> BLiMP jsonl / MultiBLiMP TSV minimal pairs
       agree import-model  a released model (the paper's LSTMs) -> model directory
+      agree analyze   scored results -> noise ceiling, mixed effects, EW/MW, challenge sets
+      agree swap-targets  items -> K other target lemmas each (systematicity)
       agree demo      all of the above on a generated language, in minutes
+      agree setup kenlm  build KenLM's lmplz/build_binary (for --arch kn5)
+      agree doctor    what works in this installation
 
     \b
     Example:

@@ -18,10 +18,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from agreement import __version__
 from lm.files import claim_output, commit_dir, make_tmp_dir, replace_dir  # noqa: F401  (re-exported)
 
 MANIFEST = "manifest.json"
-_PACKAGES = ("agree", "torch", "numpy", "conllu", "kenlm", "sentencepiece", "click",
+_PACKAGES = ("torch", "numpy", "conllu", "kenlm", "sentencepiece", "click",
              "mwxml", "mwparserfromhell", "matplotlib")
 
 
@@ -96,7 +97,7 @@ def describe_inputs(paths: Iterable[str | os.PathLike]) -> list[dict[str, Any]]:
 
 
 def versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
+    out = {"python": platform.python_version(), "agree": __version__}
     for name in _PACKAGES:
         try:
             out[name] = metadata.version(name)

@@ -36,8 +36,9 @@ from lm.files import VOCAB_CHECKSUM, sha256_of
 UNK = "<UNK>"
 LN10 = math.log(10.0)
 MODEL_FILE = "model.binary"
-INSTALL_HINT = ("run `make setup` (it builds KenLM's lmplz and build_binary into .venv/bin), "
-                "or `bash scripts/build_kenlm.sh .venv`, or put them on PATH")
+INSTALL_HINT = ("build it into this environment with `agree setup kenlm` (needs cmake, a C++ compiler, "
+                "Boost, zlib, bzip2 and lzma headers), or put lmplz and build_binary on PATH "
+                "or in $AGREE_KENLM_BIN")
 
 
 def find_tool(name: str) -> str:

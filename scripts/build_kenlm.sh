@@ -1,33 +1,20 @@
 #!/usr/bin/env bash
-# Build KenLM's lmplz and build_binary from the kenlm source distribution on PyPI
-# into $VENV/bin. Needs cmake, a C++ compiler, Boost and zlib (Debian packages,
-# installed here with apt-get when we are root and they are missing).
+# Build KenLM's lmplz and build_binary into $VENV/bin: installs the Debian build
+# packages when we are root (or have sudo) and they are missing, then runs
+# `agree setup kenlm`, which checks the prerequisites, downloads the kenlm source
+# distribution, builds and installs atomically (see lm/kenlm_build.py).
 set -euo pipefail
 VENV=${1:-.venv}
-BIN="$VENV/bin"
-if [ -x "$BIN/lmplz" ] && [ -x "$BIN/build_binary" ]; then exit 0; fi
+if [ -x "$VENV/bin/lmplz" ] && [ -x "$VENV/bin/build_binary" ]; then exit 0; fi
 pkgs="cmake g++ libboost-program-options-dev libboost-system-dev libboost-thread-dev libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev"
-missing=$(for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" = 0 ]; then
-    echo "setup: apt-get install $missing" >&2
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null
-  elif command -v sudo >/dev/null; then
-    (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null
-  else
-    echo "setup: please install: $missing (then re-run)" >&2; exit 1
+if command -v dpkg >/dev/null; then
+  missing=$(for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+  if [ -n "$missing" ]; then
+    sudo=""; [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && sudo=sudo; }
+    if [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; then
+      echo "setup: apt-get install" $missing >&2
+      ($sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null
+    fi   # otherwise `agree setup kenlm` names what is missing and how to install it
   fi
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-ver=$("$VENV/bin/python" -c "import importlib.metadata as m; print(m.version('kenlm'))")
-echo "setup: building lmplz and build_binary from the kenlm $ver source distribution" >&2
-"$VENV/bin/python" -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: --no-build-isolation "kenlm==$ver" -d "$work" 2>&1 | grep -v "^WARNING: Location" || true
-tar xzf "$work"/kenlm-*.tar.gz -C "$work"
-src=$(find "$work" -maxdepth 1 -type d -name 'kenlm-*' | head -n1)
-log="$work/build.log"
-{ cmake -S "$src" -B "$src/build" -DCMAKE_BUILD_TYPE=Release &&
-  cmake --build "$src/build" -j"$(nproc)" --target lmplz build_binary; } >"$log" 2>&1 ||
-  { tail -n 30 "$log" >&2; echo "setup: building KenLM failed" >&2; exit 1; }
-cp "$src/build/bin/lmplz" "$src/build/bin/build_binary" "$BIN/"
-echo "setup: installed $BIN/lmplz and $BIN/build_binary" >&2
+"$VENV/bin/agree" setup kenlm --prefix "$VENV"

@@ -89,7 +89,7 @@ def test_missing_lmplz_says_how_to_install(monkeypatch, tmp_path):
     monkeypatch.delenv("AGREE_KENLM_BIN", raising=False)
     monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(LMError, match=r"lmplz.*not found: run `make setup`"):
+    with pytest.raises(LMError, match=r"lmplz.*not found: build it into this environment with `agree setup kenlm`"):
         find_tool("lmplz")
 
 

@@ -1,0 +1,63 @@
+"""``agree setup kenlm``: build KenLM's lmplz and build_binary into this environment."""
+from __future__ import annotations
+
+import sys
+
+import click
+from tqdm import tqdm
+
+from agreement.options import log, quiet_option
+from lm.kenlm_build import build_kenlm
+
+
+@click.group()
+def setup():
+    """Install optional native tools into the active environment.
+
+    \b
+    Example:
+      agree setup kenlm
+    """
+
+
+@setup.command()
+@click.option("--prefix", type=click.Path(file_okay=False),
+              help="Install into PREFIX/bin (default: this Python's environment, where "
+                   "`agree train-lm --arch kn5` looks first).")
+@click.option("--version", "version", help="kenlm source release (default: the installed kenlm module's).")
+@click.option("--force", is_flag=True, help="Rebuild even when lmplz and build_binary are there.")
+@click.option("--jobs", "-j", type=int, help="Parallel compile jobs (default: all cores).")
+@quiet_option
+def kenlm(prefix, version, force, jobs, quiet):
+    """Build KenLM's lmplz (5-gram trainer) and build_binary from the kenlm source
+    distribution (pip download + cmake) and install them into PREFIX/bin. Needs
+    cmake, a C++ compiler, Boost, zlib, bzip2 and lzma headers: all are checked
+    before anything is downloaded. Takes a few minutes; prints the installed paths.
+
+    \b
+    Example:
+      agree setup kenlm
+      agree train-lm en-corpus --arch kn5 --out en-kn5
+    """
+    bar = None   # made at the first progress report: none when the tools are already there
+
+    def progress(stage, percent):
+        nonlocal bar
+        if quiet:
+            return
+        if bar is None:
+            bar = tqdm(total=100, desc="kenlm", unit="%", file=sys.stderr)
+        bar.set_description(f"kenlm: {stage}")
+        if percent >= 0:
+            bar.update(percent - bar.n)
+
+    try:
+        result = build_kenlm(prefix, version=version, force=force, jobs=jobs, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    for path in result.tools:
+        click.echo(str(path))
+    what = f"built kenlm {result.version} in {result.seconds:.0f} s" if result.built else \
+        "already installed (--force rebuilds)"
+    log(f"lmplz, build_binary: {what} -> {result.bin_dir}", quiet)

@@ -1,0 +1,201 @@
+"""Installing and checking an installation: version, setup.cfg/constraints.txt,
+`agree setup kenlm` prerequisite checks, `agree doctor`."""
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import re
+import shutil
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import agreement
+from agreement.cli import cli
+from agreement.outdir import write_manifest
+from lm.errors import LMError
+from lm.kenlm_backend import find_tool
+from lm.kenlm_build import build_kenlm, missing_prerequisites
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def setup_cfg() -> configparser.ConfigParser:
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg", encoding="utf-8")
+    return cfg
+
+
+def requirement_names(text: str) -> list[str]:
+    names = []
+    for line in text.splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            names.append(re.split(r"[<>=!~\[; ]", line, maxsplit=1)[0])
+    return names
+
+
+def normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_version_comes_from_the_installed_metadata():
+    try:
+        expected = metadata.version("agree")
+    except metadata.PackageNotFoundError:
+        expected = "0+unknown"
+    assert agreement.__version__ == expected
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.exit_code == 0 and result.output == f"agree, version {expected}\n"
+
+
+def test_every_manifest_records_the_agree_version(tmp_path):
+    manifest = write_manifest(tmp_path, "test", [], {})
+    on_disk = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["versions"]["agree"] == on_disk["versions"]["agree"] == agreement.__version__
+
+
+def test_every_python_package_of_the_tree_is_packaged():
+    """A top-level package missing from [options.packages.find] would import from
+    the source tree here and be absent from the wheel."""
+    listed = set(setup_cfg()["options.packages.find"]["include"].split())
+    packages = {p.parent.name for p in ROOT.glob("*/__init__.py")}
+    assert packages and packages <= listed
+
+
+def test_license_matches_setup_cfg():
+    cfg = setup_cfg()
+    assert cfg["metadata"]["license"] == "MIT"
+    text = (ROOT / cfg["metadata"]["license_files"]).read_text(encoding="utf-8")
+    assert text.startswith("MIT License") and "the agree developers" in text
+
+
+def test_constraints_pin_every_requirement_and_torch_2_13():
+    cfg = setup_cfg()
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[normalize(name)] = version
+    assert pins["torch"] == "2.13.0"
+    required = requirement_names(cfg["options"]["install_requires"])
+    for extra in ("hf", "gguf", "analysis", "test"):
+        required += requirement_names(cfg["options.extras_require"][extra])
+    assert not [r for r in required if normalize(r) not in pins]
+    # ranges in setup.cfg, never exact pins (a user's own torch must be kept)
+    assert not [r for r in cfg["options"]["install_requires"].splitlines() if "==" in r]
+
+
+def test_the_test_extra_includes_every_optional_stack():
+    extras = setup_cfg()["options.extras_require"]
+    test = set(map(normalize, requirement_names(extras["test"])))
+    for extra in ("hf", "gguf", "analysis"):
+        assert set(map(normalize, requirement_names(extras[extra]))) <= test, extra
+
+
+def test_setup_kenlm_without_cmake_is_one_error_line_and_installs_nothing(monkeypatch, tmp_path):
+    path = tmp_path / "path"          # a PATH with a C++ compiler but no cmake
+    path.mkdir()
+    compiler = shutil.which("c++") or shutil.which("g++")
+    if compiler:
+        (path / "c++").symlink_to(compiler)
+    monkeypatch.setenv("PATH", str(path))
+    others = len(missing_prerequisites()) - 1   # anything else this machine lacks
+    prefix = tmp_path / "prefix"
+    result = CliRunner().invoke(cli, ["setup", "kenlm", "--prefix", str(prefix), "--quiet"])
+    expected = "Error: cmake not found; install it with: apt-get install cmake (or pip install cmake)"
+    if others:
+        expected += f" (and {others} more: run `agree doctor`)"
+    assert result.exit_code == 1 and result.output == expected + "\n"
+    assert not (prefix / "bin" / "lmplz").exists() and not (prefix / "bin" / "build_binary").exists()
+
+
+def test_missing_headers_are_named_with_their_package(tmp_path):
+    problems = missing_prerequisites(include_dirs=[tmp_path], lib_dirs=[tmp_path])
+    text = "\n".join(problems)
+    assert "Boost headers or libraries not found; install them with: apt-get install libboost-program-options-dev" in text
+    for header, package in (("zlib.h", "zlib1g-dev"), ("bzlib.h", "libbz2-dev"), ("lzma.h", "liblzma-dev")):
+        assert f"{header} not found; install it with: apt-get install {package}" in text
+
+
+def test_headers_and_libraries_present_satisfy_the_check(tmp_path):
+    inc, lib = tmp_path / "include", tmp_path / "lib"
+    for header in ("boost/program_options.hpp", "boost/system/error_code.hpp", "boost/thread.hpp",
+                   "boost/test/unit_test.hpp", "zlib.h", "bzlib.h", "lzma.h"):
+        (inc / header).parent.mkdir(parents=True, exist_ok=True)
+        (inc / header).write_text("", encoding="utf-8")
+    lib.mkdir()
+    for stem in ("boost_program_options", "boost_system", "boost_thread", "boost_unit_test_framework"):
+        (lib / f"lib{stem}.so.1.74.0").write_text("", encoding="utf-8")
+    problems = missing_prerequisites(include_dirs=[inc], lib_dirs=[lib])
+    assert not [p for p in problems if "Boost" in p or ".h not found" in p]
+
+
+def test_setup_kenlm_keeps_tools_that_are_already_there(tmp_path):
+    try:
+        tools = [find_tool("lmplz"), find_tool("build_binary")]
+    except LMError:
+        pytest.skip("lmplz/build_binary not installed here (agree setup kenlm)")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in tools:
+        shutil.copy2(tool, bin_dir)
+    before = {p.name: p.stat().st_mtime_ns for p in bin_dir.iterdir()}
+    result = build_kenlm(tmp_path)
+    assert not result.built and result.bin_dir == bin_dir
+    assert [p.name for p in result.tools] == ["lmplz", "build_binary"]
+    assert {p.name: p.stat().st_mtime_ns for p in bin_dir.iterdir()} == before
+
+
+def without_kenlm_tools(monkeypatch, tmp_path):
+    """No lmplz anywhere find_tool looks: not beside this Python, not on PATH."""
+    monkeypatch.delenv("AGREE_KENLM_BIN", raising=False)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+
+
+def test_train_kn5_without_lmplz_says_to_run_setup_kenlm(monkeypatch, tmp_path):
+    text = tmp_path / "text.txt"
+    text.write_text("".join(f"the dog{'s' * (i % 2)} run{'s' * (1 - i % 2)} .\n" for i in range(60)),
+                    encoding="utf-8")
+    without_kenlm_tools(monkeypatch, tmp_path)
+    result = CliRunner().invoke(cli, ["train-lm", str(text), "--lang", "en", "--arch", "kn5", "--quiet",
+                                      "--out", str(tmp_path / "kn5")])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    error = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert len(error) == 1 and "lmplz" in error[0] and "`agree setup kenlm`" in error[0]
+    assert not (tmp_path / "kn5").exists()
+
+
+def test_doctor_prints_one_line_per_check_and_exits_0(monkeypatch, tmp_path):
+    without_kenlm_tools(monkeypatch, tmp_path)
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert result.exit_code == 0
+    rows = {line.split()[0]: line for line in result.output.splitlines()}
+    assert list(rows)[:6] == ["python", "agree", "torch", "lmplz", "build_binary", "kenlm-build"]
+    # PATH is empty here: no cmake, and the build check says so
+    assert rows["kenlm-build"].split()[1] == "missing" and "cmake not found" in rows["kenlm-build"]
+    assert agreement.__version__ in rows["agree"]
+    assert rows["lmplz"].split()[1] == "missing" and "agree setup kenlm" in rows["lmplz"]
+    assert {"kenlm", "transformers", "llama_cpp", "scipy", "statsmodels"} <= set(rows)
+
+
+def test_doctor_json_reports_torch_and_its_device():
+    torch = pytest.importorskip("torch")
+    result = CliRunner().invoke(cli, ["doctor", "--json"])
+    assert result.exit_code == 0
+    checks = {c["name"]: c for c in json.loads(result.output)}
+    assert set(checks["torch"]) == {"name", "ok", "detail", "needed_for"}
+    assert checks["torch"]["ok"] and checks["torch"]["detail"].startswith(torch.__version__)
+    assert ("cuda" if torch.cuda.is_available() else "device cpu") in checks["torch"]["detail"]
+    assert checks["python"]["detail"].startswith(f"{sys.version_info[0]}.{sys.version_info[1]}.")
+
+
+def test_every_new_command_has_an_example():
+    for args in (["setup"], ["setup", "kenlm"], ["doctor"]):
+        result = CliRunner().invoke(cli, [*args, "--help"])
+        assert result.exit_code == 0 and "Example:" in result.output, args
