@@ -57,7 +57,18 @@ def base(tmp_path_factory) -> Path:
     from lm.corpus import load_corpus
     from lm.unigram import train_unigram
     train_unigram(load_corpus(root / "corpus"), root / "uni")
+    scored_dir(root / "scored")
     return root
+
+
+def scored_dir(path: Path) -> None:
+    """A small `agree score` output (two models over the toy items), for analyze's rows."""
+    from agreement.score import ScoredItem, write_scored
+    path.mkdir()
+    rows = [ScoredItem(it, m, m, "lstm", -1.0 - k, -2.0 + (i % 3), testset="t")
+            for k, m in enumerate(("m1", "m2")) for i, it in enumerate(EN)]
+    write_scored(path / "items.tsv", rows)
+    write_manifest(path, "score", [], {})
 
 
 def tree_digest(root: Path) -> dict[str, str]:
@@ -78,6 +89,7 @@ class Workspace:
         self.corpus = base / "corpus"
         self.text = base / "text.txt"
         self.uni = base / "uni"
+        self.scored = base / "scored"
         self.outs = tmp / "outs"
         self.outs.mkdir()
         (self.outs / "notes.txt").write_text(USER_NOTE)
@@ -218,10 +230,14 @@ PLAIN = {
     "score": "{items} --model {uni}",
     "perturb": "{items} --aspect swap --severity 0.5",
     "demo": "--size tiny",
+    "export": "{items} --format blimp",
+    "swap-targets": "{ext} --k 2",
+    "analyze": "{scored} --no-mixed --n-boot 20",
 }
 #: an input directory of each command (for --out is / inside / containing an input)
 INPUT_DIR = {"extract": "tb_dir", "nonce": "ext", "corpus": None, "train-lm": "corpus",
-             "score": "items", "perturb": "items"}
+             "score": "items", "perturb": "items", "export": "items", "swap-targets": "ext",
+             "analyze": "scored"}
 
 
 def out_rows():
@@ -467,7 +483,19 @@ DEMO = [
     R("demo", "Missing option '--out'", "--size tiny", 2, id="demo-no-out"),
 ]
 
-ROWS = out_rows() + EXTRACT + NONCE + CORPUS + TRAIN + SCORE + PERTURB + DEMO
+NEW_COMMANDS = [
+    R("export", "Invalid value for '--format'", "{items} --format csv --out {out}", 2, id="export-bad-format"),
+    R("export", "not a test set", "{tmp}/nope.tsv --format blimp --out {out}", id="export-missing-testset"),
+    R("export", "items.tsv:3: expected 19 columns, found 7", "{bad_dir} --format blimp --out {out}",
+      setup=truncated_items, id="export-truncated-row"),
+    R("swap-targets", "does not exist", "{tmp}/nope --k 2 --out {out}", 2, id="swap-targets-missing-dir"),
+    R("swap-targets", "--k must be at least 1, not 0", "{ext} --k 0 --out {out}", id="swap-targets-k-0"),
+    R("analyze", "not an agree score output", "{ext} --out {out}", id="analyze-not-a-score-dir"),
+    R("analyze", "--n-boot must be at least 10", "{scored} --n-boot 1 --out {out}", id="analyze-n-boot-1"),
+    R("analyze", "does not exist", "{tmp}/nope --out {out}", 2, id="analyze-missing-dir"),
+]
+
+ROWS = out_rows() + EXTRACT + NONCE + CORPUS + TRAIN + SCORE + PERTURB + DEMO + NEW_COMMANDS
 
 
 @pytest.fixture
