@@ -223,11 +223,13 @@ def target_query(item: Item) -> TargetQuery:
 
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
-                   quiet: bool = False, **load_options) -> list[ScoredItem]:
+                   quiet: bool = False, scoring: dict | None = None,
+                   **load_options) -> list[ScoredItem]:
     """Score loaded test sets (``agreement.papertab.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
-    (``device``, ``batch_size``, ``carry_state``)."""
+    (``device``, ``batch_size``, ``carry_state``). A ``scoring`` dict receives each
+    model's scoring conventions (``summary.collect_scoring``) for the manifest."""
     from agreement.papertab import freq_baseline, scores_from_column
 
     items = [it for ts in testsets for it in ts.items]
@@ -243,6 +245,9 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     try:
         scored = score_items(items, scorers, require_in_vocab=require_in_vocab, quiet=quiet,
                              groups={s.name: s.group for s in specs}, testsets=labels)
+        if scoring is not None:  # after scoring: conventions include counted skips
+            from agreement.summary import collect_scoring
+            scoring.update(collect_scoring(scorers))
     finally:
         for scorer in scorers:
             scorer.close()

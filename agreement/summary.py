@@ -239,12 +239,27 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
                          [[a["model"], a["condition"], str(a["n"]), _num(a["pearson"]), _num(a["spearman"]),
                            str(a["majority_n"]), _num(a["majority_match"], 1)]
                           for a in summary["human_agreement"]])
+    out += scoring_lines(summary.get("scoring") or {})
     if robustness:
         keys = list(robustness[0])
         out += ["## Robustness", ""]
         out += _md_table(keys, [[_num(r.get(k), 2) if isinstance(r.get(k), float) else str(r.get(k))
                                  for k in keys] for r in robustness])
     return "\n".join(out)
+
+
+def collect_scoring(scorers) -> dict:
+    """Model name -> its scorer's ``conventions()``: manifest.json's ``scoring`` entry."""
+    return {s.name: s.conventions() for s in scorers}
+
+
+def scoring_lines(scoring: dict) -> list[str]:
+    """``summary.md``'s scoring section: one line per model with every convention."""
+    if not scoring:
+        return []
+    return ["## Scoring conventions", "",
+            *(f"- `{name}`: " + "; ".join(f"{k} {v}" for k, v in conv.items())
+              for name, conv in scoring.items()), ""]
 
 
 def _num(x, digits: int = 3) -> str:
@@ -257,7 +272,8 @@ def dumps(summary: dict) -> str:
 
 
 def write_report(directory, scored: Sequence[ScoredItem], *, humans: HumanIndex | None,
-                 rng: np.random.Generator, testsets: Sequence[str] = (), quiet: bool = True) -> dict:
+                 rng: np.random.Generator, testsets: Sequence[str] = (), quiet: bool = True,
+                 scoring: dict | None = None) -> dict:
     """Write ``summary.json``, ``summary.md`` and the PNG plots into ``directory``;
     with perturbed items (``aspect:severity``) also the robustness table and plot when
     ``agreement.robustness`` is installed. Returns the summary dict."""
@@ -269,6 +285,8 @@ def write_report(directory, scored: Sequence[ScoredItem], *, humans: HumanIndex 
     directory = Path(directory)
     summary = build_summary(scored, humans=humans, rng=rng)
     summary["testsets"] = list(testsets)
+    if scoring:
+        summary["scoring"] = scoring
     plots.plot_by_construction(summary, directory / "accuracy_by_construction.png")
     plots.plot_by_attractors(summary, directory / "accuracy_by_attractors.png")
     if humans is not None:

@@ -233,3 +233,29 @@ def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: i
 
 def _gb(n: float) -> str:
     return f"{n / 1e9:.2f} GB"
+
+
+def load_gguf(path: str | os.PathLike, engine: str = "auto", *, quiet: bool = False, **options):
+    """Load a GGUF file as a :class:`lm.base.Scorer` with the engine that
+    :func:`choose_engine` picks (``options`` go to that engine's loader)."""
+    choice = choose_engine(path, engine or "auto", quiet=quiet)
+    if choice == "llama.cpp":
+        from lm.llamacpp import load_llamacpp  # imports llama_cpp only when used
+
+        return load_llamacpp(path, **options)
+    return _transformers_loader(path)(path, **options)
+
+
+def _transformers_loader(path):
+    """The transformers engine's ``load_gguf_transformers`` (an ``lm/hf*.py`` module)."""
+    import importlib
+    import pkgutil
+
+    import lm
+
+    for mod in sorted(m.name for m in pkgutil.iter_modules(lm.__path__) if m.name.startswith("hf")):
+        loader = getattr(importlib.import_module(f"lm.{mod}"), "load_gguf_transformers", None)
+        if loader is not None:
+            return loader
+    raise LMError(f"{path}: the transformers engine for GGUF files is not available "
+                  "(pip install 'agree[hf]'); use --engine llama.cpp")
