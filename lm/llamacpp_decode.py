@@ -1,7 +1,7 @@
 """The batch mechanics of :mod:`lm.llamacpp`: groups of sequences that share an
 opening are packed into rounds; a round is one ``llama_decode`` of every group's
-opening (and of every single-sequence group whole), a cache copy of each opening
-to its members' sequences, and one ``llama_decode`` of all members' own tokens.
+opening, tagged with every member's sequence id (llama.cpp keeps one copy of a
+token that several sequences share), and of all members' own tokens after it.
 
 Each token of a batch carries a list of requests: ``(token, array, index)``
 stores log P(token | sequence so far) into ``array[index]``; token ``-1`` stores
@@ -56,10 +56,10 @@ def _init(g) -> None:
 
 
 def _round(sc, groups) -> None:
-    """One round: openings (and single sequences) first, cache copies, then members."""
-    lc = sc._lc
-    lc.llama_memory_clear(sc.mem, True)
-    first, second, copies, seq = [], [], [], 0
+    """One round, one decode: each group's opening carries all its members' sequence
+    ids (llama.cpp stores it once, shared), followed by each member's own tokens."""
+    sc._lc.llama_memory_clear(sc.mem, True)
+    entries, seq = [], 0
     for g in groups:
         c, n = len(g.prefix), len(g.suffixes)
         g.member_lp = [np.full(len(s), np.nan) for s in g.suffixes]
@@ -70,18 +70,10 @@ def _round(sc, groups) -> None:
             if p == c - 1:
                 r += [(s[0], g.member_lp[m], 0) for m, s in enumerate(g.suffixes) if s]
             reqs.append(r)
-        if n == 1:
-            first.append((seq, 0, g.prefix + g.decoded_suffix(0), reqs + _member_reqs(g, 0)))
-        else:
-            first.append((seq, 0, g.prefix, reqs))
-            copies += [(seq, seq + m) for m in range(1, n)]
-            second += [(seq + m, c, g.decoded_suffix(m), _member_reqs(g, m)) for m in range(n)]
+        entries.append((list(range(seq, seq + n)), 0, g.prefix, reqs))
+        entries += [([seq + m], c, g.decoded_suffix(m), _member_reqs(g, m)) for m in range(n)]
         seq += n
-    _decode(sc, first)
-    for src, dst in copies:
-        lc.llama_memory_seq_cp(sc.mem, src, dst, -1, -1)
-    if second:
-        _decode(sc, second)
+    _decode(sc, entries)
 
 
 def _member_reqs(g, m: int) -> list[list]:
@@ -96,7 +88,7 @@ def _member_reqs(g, m: int) -> list[list]:
 
 
 def _decode(sc, entries) -> None:
-    """Put ``(seq, start position, tokens, requests)`` entries in one batch, decode
+    """Put ``(sequence ids, start position, tokens, requests)`` entries in one batch, decode
     it and answer the requests from the fp32 log-softmax of the logits."""
     lc, batch = sc._lc, sc._batch
     n = sum(len(t) for _, _, t, _ in entries)
@@ -106,24 +98,30 @@ def _decode(sc, entries) -> None:
     pos = np.ctypeslib.as_array(batch.pos, shape=(sc.n_ctx,))
     n_seq = np.ctypeslib.as_array(batch.n_seq_id, shape=(sc.n_ctx,))
     flags = np.ctypeslib.as_array(batch.logits, shape=(sc.n_ctx,))
-    requests, i = [], 0
+    requests, where, i = [], [], 0
     for seq, start, toks, reqs in entries:
         k = len(toks)
         token[i:i + k] = toks
         pos[i:i + k] = np.arange(start, start + k)
-        n_seq[i:i + k] = 1
+        n_seq[i:i + k] = len(seq)
         for j in range(i, i + k):
-            batch.seq_id[j][0] = seq
+            for m, sid in enumerate(seq):
+                batch.seq_id[j][m] = sid
         for r in reqs:
             flags[i] = 1 if r else 0
             if r:
                 requests.append(r)
+                where.append(i)
             i += 1
     batch.n_tokens = n
     rc = lc.llama_decode(sc.ctx, batch)
     if rc != 0:
         raise LMError(f"{sc.path}: llama_decode failed (code {rc}) on a batch of {n} tokens")
-    logits = np.ctypeslib.as_array(lc.llama_get_logits(sc.ctx), shape=(len(requests), sc.n_vocab))
+    # row by batch index (llama_get_logits_ith): llama.cpp may compute outputs out of
+    # batch order when a batch holds several sequences
+    logits = np.empty((len(where), sc.n_vocab), dtype=np.float32)
+    for row, j in enumerate(where):
+        logits[row] = np.ctypeslib.as_array(lc.llama_get_logits_ith(sc.ctx, j), shape=(sc.n_vocab,))
     lse = _logsumexp(logits)
     rows, toks, dest, we_rows, we_dest = [], [], [], [], []
     for row, r in enumerate(requests):

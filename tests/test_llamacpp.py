@@ -17,9 +17,11 @@ llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (agree[ggu
 
 from lm.llamacpp import load_llamacpp  # noqa: E402  (after the skip)
 
-#: batch size 1 (one sentence at a time, no shared prefix) vs the default batches:
-#: measured max |difference| 6.9e-5 nats per candidate on this file (llama.cpp's
-#: matrix kernels add in a different order for different batch shapes)
+#: batch size 1 (one sentence at a time, no shared prefix) vs the default batches
+#: (shared openings, many sequences per decode): on these sentences and queries the
+#: measured max |difference| is under 1e-4 nats (6.9e-5). NOT a bound in general:
+#: on 64 BLiMP pairs and 40 paper items the measured max is 0.24 nats per sentence
+#: or candidate (same choice on all of them) -- see lm/llamacpp.py, open issue.
 TOLERANCE = 5e-4
 
 SENTENCES = ["The keys to the cabinet are on the table .", "The keys to the cabinet is on the table .",
