@@ -114,7 +114,8 @@ class LlamaCppScorer(Scorer):
     batch_size    sequences per decode call (default 64); 1 with ``share_prefix=False``
                   is one sentence at a time
     share_prefix  decode a shared opening once and copy its cache (default True)
-    n_ctx         context window in tokens (capped at the model's training context)
+    n_ctx         context window in tokens (capped at the model's training context); also
+                  the tokens of one decode call, so the logits buffer stays n_ctx x vocab
     threads       CPU threads (default: the CPUs this process may use)
     device        ``cpu`` keeps every layer on the CPU; otherwise layers are offloaded
                   to a GPU when llama.cpp was built with one
@@ -124,7 +125,7 @@ class LlamaCppScorer(Scorer):
     context = "prefix"
 
     def __init__(self, path: str | os.PathLike, *, batch_size: int | None = None,
-                 share_prefix: bool = True, n_ctx: int = 2048, threads: int | None = None,
+                 share_prefix: bool = True, n_ctx: int = 512, threads: int | None = None,
                  device: str | None = None, **_ignored):
         self.path = Path(path)
         self.info = read_gguf_info(self.path)
@@ -161,7 +162,7 @@ class LlamaCppScorer(Scorer):
         self.n_ctx = max(16, min(int(n_ctx), lc.llama_model_n_ctx_train(self.model) or n_ctx))
         cparams = lc.llama_context_default_params()
         cparams.n_ctx = cparams.n_batch = self.n_ctx
-        cparams.n_ubatch = min(512, self.n_ctx)
+        cparams.n_ubatch = min(256, self.n_ctx)
         # llama.cpp reserves an output row per sequence: no more sequences than batch rows
         cparams.n_seq_max = self.n_seq_max = min(MAX_SEQ, self.n_ctx)
         self.batch_size = min(self.batch_size, self.n_seq_max)

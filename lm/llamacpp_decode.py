@@ -14,6 +14,8 @@ import numpy as np
 from lm.errors import LMError
 
 WORD_END = -1
+#: logit rows copied out of llama.cpp at a time
+ROWS = 32
 
 
 def run_groups(sc, groups) -> int:
@@ -118,10 +120,16 @@ def _decode(sc, entries) -> None:
     if rc != 0:
         raise LMError(f"{sc.path}: llama_decode failed (code {rc}) on a batch of {n} tokens")
     # row by batch index (llama_get_logits_ith): llama.cpp may compute outputs out of
-    # batch order when a batch holds several sequences
-    logits = np.empty((len(where), sc.n_vocab), dtype=np.float32)
-    for row, j in enumerate(where):
-        logits[row] = np.ctypeslib.as_array(lc.llama_get_logits_ith(sc.ctx, j), shape=(sc.n_vocab,))
+    # batch order when a batch holds several sequences; a few rows at a time keeps
+    # the copies small (each row is n_vocab floats)
+    for lo in range(0, len(where), ROWS):
+        logits = np.stack([np.ctypeslib.as_array(lc.llama_get_logits_ith(sc.ctx, j), shape=(sc.n_vocab,))
+                           for j in where[lo:lo + ROWS]])
+        _answer(sc, logits, requests[lo:lo + ROWS])
+
+
+def _answer(sc, logits: np.ndarray, requests) -> None:
+    """Store the requested log-probs (and word-end masses) of these logit rows."""
     lse = _logsumexp(logits)
     rows, toks, dest, we_rows, we_dest = [], [], [], [], []
     for row, r in enumerate(requests):
