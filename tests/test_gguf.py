@@ -63,3 +63,39 @@ def test_real_file_header():
     info = read_gguf_info(smol_path())
     assert info.architecture == "llama" and info.quantization == "Q4_1"
     assert 130e6 < info.parameters < 140e6
+
+
+def _gguf_specs_wired() -> bool:
+    """``--model gguf:FILE`` reaches lm.gguf.load_gguf once issue 10's model specs are merged."""
+    import inspect
+
+    import agreement.score
+
+    return "load_gguf(" in inspect.getsource(agreement.score)
+
+
+@pytest.mark.skipif(not _gguf_specs_wired(), reason="--model gguf: is wired to lm.gguf.load_gguf "
+                    "together with issue 10's model specs")
+@pytest.mark.parametrize("case,message", [
+    ("truncated", "truncated GGUF file"), ("not-gguf", "not a GGUF file"),
+    ("nonsense", "cannot load this file (architecture 'nonsense')")])
+def test_cli_bad_files(tmp_path, case, message):
+    from click.testing import CliRunner
+
+    from agreement.cli import cli
+    from tests.test_score_cli import paper_tab
+
+    path = tiny_gguf(tmp_path / "m.gguf")
+    if case == "truncated":
+        path.write_bytes(path.read_bytes()[:-24])
+    elif case == "not-gguf":
+        path.write_text("not a model\n")
+    elif importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed")
+    tab = paper_tab(tmp_path / "t.tab")
+    r = CliRunner().invoke(cli, ["score", str(tab), "--model", f"gguf:{path}", "--engine", "llama.cpp",
+                                 "--out", str(tmp_path / "o"), "-q"])
+    assert r.exit_code == 1 and r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {path}: ") and message in lines[0]
+    assert not (tmp_path / "o").exists()

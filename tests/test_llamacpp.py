@@ -145,3 +145,12 @@ def test_without_llama_cpp_says_what_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import llama_cpp now raises ImportError
     with pytest.raises(LMError, match=r"pip install 'agree\[gguf\]' \(or use --engine transformers\)"):
         load_llamacpp(tiny_gguf(tmp_path / "t.gguf", "llama"))
+
+
+def test_scoring_record_one_line_per_model(scorer):
+    from agreement.summary import collect_scoring, scoring_lines
+
+    record = collect_scoring([scorer])
+    assert record[scorer.name]["engine"] == "llama.cpp"
+    lines = [x for x in scoring_lines(record) if x.startswith("- ")]
+    assert len(lines) == 1 and "engine llama.cpp" in lines[0] and "quantization Q4_1" in lines[0]
