@@ -9,8 +9,9 @@ sequences go into one ``llama_decode`` call.
 
 Baseline (the same scorer with ``batch_size=1, share_prefix=False``): every
 sentence (sentence method) or prefix + candidate (target method) decoded alone.
-Also shown: batched without sharing (``share_prefix=False``), which gives the
-baseline's numbers exactly, to separate the two gains.
+Also shown: batched without sharing (``share_prefix=False``), to separate the
+two gains. Each line gives the largest difference from one at a time (llama.cpp
+is not batch invariant with many sequences per decode; see lm/llamacpp.py).
 
 Tokens/s counts the tokens each method must score (a sentence's tokens after BOS;
 per candidate, the prefix after BOS and the candidate's pieces), the same for

@@ -33,14 +33,15 @@ A sequence (a sentence, or a prefix + candidate) longer than the context window
 is skipped (NaN score) and counted in ``skipped`` (``skipped_over_context`` in
 :meth:`LlamaCppScorer.conventions`); never a crash.
 
-Batch invariance, measured (open issue): one sentence at a time and the default
-(shared openings, up to 64 sequences per decode) agree to under 1e-4 nats on
-small sets, but on 64 BLiMP pairs and 40 paper items the largest difference was
-0.24 nats per sentence or candidate (same choice on every pair and item). Without
-shared openings (``share_prefix=False``) any batch size gives identical numbers;
-the drift comes with tokens shared by several sequences in llama.cpp's unified
-cache, and grows with the number of sequences sharing them (0.17 nats with six
-on one opening), hence groups of at most two.
+Batch invariance, measured (open issue): one sequence per decode matches
+llama-cpp-python's own one-sequence API to 1e-5 nats, and small batches match
+it to under 1e-4; but with many sequences in one decode (llama.cpp's unified KV
+cache, CPU, flash attention off) the numbers drift: on 160 BLiMP pairs the
+largest difference from one-at-a-time was 0.4 nats per sentence with shared
+openings and 0.6 without; on 100 paper items 0.26 nats per candidate either way;
+choices were the same on 64 of 64 pairs and 40 of 40 items checked. The cause is
+inside llama.cpp (not found yet); ``batch_size=1, share_prefix=False`` is the
+exact mode.
 """
 from __future__ import annotations
 
@@ -62,9 +63,8 @@ MAX_SEQ = 256
 #: logit rows asked for in one decode call (each row is n_vocab floats)
 MAX_OUTPUTS = 512
 #: sentences sharing an opening decoded together (sentence method): neighbours in
-#: the input (a BLiMP pair), at most two -- with more sequences on one shared
-#: opening llama.cpp's results drift further from one-sequence scoring (measured:
-#: 0.17 nats with six, under 0.005 with two)
+#: the input (a BLiMP pair), at most two -- on six sentences, six on one opening
+#: drifted 0.17 nats from one-sequence scoring, pairs under 0.005
 MAX_GROUP = 2
 
 
