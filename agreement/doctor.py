@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 
 import agreement
+from lm.gguf import engine_installed
 from lm.errors import LMError
 from lm.kenlm_build import missing_prerequisites
 
@@ -54,7 +55,17 @@ def run_checks() -> list[Check]:
               _torch()]
     checks += [_tool(name) for name in ("lmplz", "build_binary")] + [_build_tools()]
     checks += [_module(*spec) for spec in OPTIONAL]
+    checks.append(_gguf_engines())
     return checks
+
+
+def _gguf_engines() -> Check:
+    """Which engines can run --model gguf:FILE (--engine auto chooses among these)."""
+    usable = [e for e in ("llama.cpp", "transformers") if engine_installed(e)]
+    if not usable:
+        return Check("gguf-engines", False, "none; pip install 'agree[gguf]' (llama.cpp) or "
+                     "'agree[hf]' (transformers)", "score --model gguf:FILE")
+    return Check("gguf-engines", True, ", ".join(usable), "score --model gguf:FILE --engine auto|...")
 
 
 def _version(dist: str, module) -> str:

@@ -213,15 +213,15 @@ def _unique_names(dirs: Sequence[Path]) -> list[str]:
             depth[i] += 1
 
 
-def load_scorers(specs: Sequence[ModelSpec], **options):
+def load_scorers(specs: Sequence[ModelSpec], *, quiet: bool = False, **options):
     """Load each model directory as an ``lm.base.Scorer`` named after its spec."""
     from lm.base import load_model
+    from lm.gguf import load_gguf
 
     scorers = []
     for spec in specs:
-        if spec.kind == "gguf":  # the one place a GGUF engine is chosen
-            from lm.hf_load import load_gguf_transformers
-            scorer = load_gguf_transformers(spec.directory, **options)
+        if spec.kind == "gguf":  # the one place a GGUF engine is chosen (--engine)
+            scorer = load_gguf(spec.directory, quiet=quiet, **options)
         else:
             scorer = load_model(spec.directory, **options)
         scorer.name = spec.name
@@ -337,12 +337,13 @@ def target_query(item: Item) -> TargetQuery:
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
                    quiet: bool = False, method: str = "target", on_words: Callable | None = None,
-                   conventions: dict | None = None, **load_options) -> list[ScoredItem]:
+                   scoring: dict | None = None, **load_options) -> list[ScoredItem]:
     """Score loaded test sets (``agreement.papertab.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
-    (``device``, ``batch_size``, ``carry_state``, ``dtype``); a ``conventions`` dict
-    receives each scorer's ``conventions()`` by model name."""
+    (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A
+    ``scoring`` dict receives each model's scoring conventions (``Scorer.conventions()``,
+    taken after scoring so that counted skips are included) for the manifest."""
     from agreement.papertab import freq_baseline, scores_from_column
 
     items = [it for ts in testsets for it in ts.items]
@@ -354,13 +355,13 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
             raise AgreeError(f"{label}: item {it.item_id} variant {it.variant} ({it.perturbation}) "
                              "appears twice")
         seen.add(key)
-    scorers = load_scorers(specs, **load_options)
-    if conventions is not None:  # filled for the manifest: how each model was scored
-        conventions.update({s.name: s.conventions() for s in scorers})
+    scorers = load_scorers(specs, quiet=quiet, **load_options)
     try:
         scored = score_items(items, scorers, require_in_vocab=require_in_vocab, quiet=quiet,
                              groups={s.name: s.group for s in specs}, testsets=labels,
                              method=method, on_words=on_words)
+        if scoring is not None:  # after scoring: conventions include counted skips
+            scoring.update({s.name: s.conventions() for s in scorers})
     finally:
         for scorer in scorers:
             scorer.close()

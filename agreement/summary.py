@@ -281,6 +281,7 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
                          [[a["model"], a["condition"], str(a["n"]), _num(a["pearson"]), _num(a["spearman"]),
                            str(a["majority_n"]), _num(a["majority_match"], 1)]
                           for a in summary["human_agreement"]])
+    out += scoring_lines(summary.get("scoring") or {})
     if robustness:
         keys = list(robustness[0])
         out += ["## Robustness", ""]
@@ -330,6 +331,15 @@ def _undecidable_warnings(summary: dict) -> list[str]:
     return out + ([""] if out else [])
 
 
+def scoring_lines(scoring: dict) -> list[str]:
+    """``summary.md``'s scoring section: one line per model with every convention."""
+    if not scoring:
+        return []
+    return ["## Scoring conventions", "",
+            *(f"- `{name}`: " + "; ".join(f"{k} {v}" for k, v in conv.items())
+              for name, conv in scoring.items()), ""]
+
+
 def _num(x, digits: int = 3) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
@@ -342,7 +352,8 @@ def dumps(summary: dict) -> str:
 def write_report(directory, scored: Sequence[ScoredItem], *, humans: HumanIndex | None,
                  rng: np.random.Generator, testsets: Sequence[str] = (), quiet: bool = True,
                  method: str | None = None, notes: Sequence[str] = (),
-                 paradigm_humans: dict | None = None, reference: dict | None = None) -> dict:
+                 paradigm_humans: dict | None = None, reference: dict | None = None,
+                 scoring: dict | None = None) -> dict:
     """Write ``summary.json``, ``summary.md`` and the PNG plots into ``directory``;
     with perturbed items (``aspect:severity``) also the robustness table and plot when
     ``agreement.robustness`` is installed. Returns the summary dict."""
@@ -363,6 +374,8 @@ def write_report(directory, scored: Sequence[ScoredItem], *, humans: HumanIndex 
         summary["humans"] = paradigm_humans
     if reference is not None:
         summary["reference"] = reference
+    if scoring:
+        summary["scoring"] = scoring
     plots.plot_by_construction(summary, directory / "accuracy_by_construction.png")
     plots.plot_by_attractors(summary, directory / "accuracy_by_attractors.png")
     if humans is not None:

@@ -149,7 +149,7 @@ def test_cli_score_hf_end_to_end(tiny, tmp_path):
                     [("are", "is"), ("run", "runs"), ("erupt", "erupts")])
     if n:
         assert "differ in piece count" in md
-    conv = json.loads((out / "manifest.json").read_text())["conventions"]
+    conv = json.loads((out / "manifest.json").read_text())["scoring"]
     assert "Ġ" in conv["gpt2"]["word_end"] and "within_word_l2r" in conv["bert"]["multi_piece"]
     ours = load_model(tiny["gpt2"], device="cpu")        # plain DIR is detected as HF
     assert type(ours).__name__ == "HFCausalScorer"

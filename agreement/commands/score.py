@@ -53,11 +53,18 @@ from agreement.options import POSITIVE_INT, log, out_option, quiet_option, seed_
 @click.option("--device", default=None, help="auto, cpu, cuda, cuda:1 ... (default auto: CUDA when present).")
 @click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
               help="Weights of Hugging Face/GGUF models (default float32); log-softmax is always fp32.")
+@click.option("--engine", type=click.Choice(["auto", "llama.cpp", "transformers"]), default=None,
+              help="Engine for gguf: models. auto (default): transformers when parameters x 4 bytes "
+                   "is under half the available memory, else llama.cpp (quantized weights as stored); "
+                   "the choice is said on stderr.")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="CPU threads for the llama.cpp engine (default: every CPU this process may use).")
 @out_option
 @seed_option
 @quiet_option
 def score(testsets, models, columns, humans, method, fmt, surprisal, units, reference,
-          require_in_vocab, carry_state, batch_size, device, dtype, out, force, seed, quiet):
+          require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, out, force,
+          seed, quiet):
     """Score agreement test sets with language models and compare them with humans.
 
     TESTSET: an items.tsv (or its directory) from `agree extract`/`nonce`/`perturb`,
@@ -83,6 +90,15 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
         --reference ../shared/data/blimp/models_summary.jsonl --surprisal --out blimp
       agree score ../shared/data/colorlessgreen/English/generated \\
         --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --model hf:models/gpt2 --out en-hf
+      agree score ../shared/data/colorlessgreen/English/generated \\
+        --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --engine llama.cpp --threads 2 --out smol
+
+    \b
+    Scoring conventions (every engine; each model's are in manifest.json "scoring"
+    and one line per model in summary.md): natural log; a sentence is scored after
+    the model's own BOS token, added once; every word including the first is
+    scored; a subword word is its own pieces (" " + word after the first) times the
+    probability that the next piece starts a new word; a tie is never correct.
     """
     from agreement.humans import HumanIndex, check_coverage, read_humans
     from agreement.outdir import atomic_output_dir, write_manifest
@@ -106,21 +122,22 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
             n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
             log(f"{humans}: {len(index)} judged items, {n} test items matched", quiet)
         specs = parse_model_specs(models)
-        options = {k: v for k, v in (("batch_size", batch_size), ("device", device), ("dtype", dtype))
-                   if v is not None}
-        conventions: dict = {}
+        options = {k: v for k, v in (("batch_size", batch_size), ("device", device), ("dtype", dtype),
+                                     ("engine", engine), ("threads", threads)) if v is not None}
+        scoring: dict = {}
         scored, tokens_rows = _score(tmp, sets, specs, surprisal, units, from_outputs=columns,
                                      require_in_vocab=require_in_vocab, quiet=quiet, method=method,
-                                     carry_state=carry_state, conventions=conventions, **options)
+                                     carry_state=carry_state, scoring=scoring, **options)
         rows = write_scored(tmp / "items.tsv", scored)
         extra = _published(humans if index is None else None, reference, scored)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed),
-                               testsets=testsets, quiet=quiet, method=method, notes=notes, **extra)
+                               testsets=testsets, quiet=quiet, method=method, notes=notes,
+                               scoring=scoring, **extra)
         write_manifest(tmp, "score", _inputs(testsets, fmt, specs, humans, reference), {
             "testsets": testsets, "models": [f"{s.group}={s.directory}" for s in specs],
             "from_outputs": columns, "humans": humans, "require_in_vocab": require_in_vocab,
             "carry_state": carry_state, "batch_size": batch_size, "device": device, "dtype": dtype,
-            "seed": seed,
+            "engine": engine, "threads": threads, "seed": seed,
             "method": method, "format": fmt, "surprisal": surprisal, "units": units,
             "reference": reference},
             counts={"items": {s.label: len(s.items) for s in sets}, "scored_rows": rows,
@@ -128,7 +145,7 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
                                for m in summary["models"]},
                     "human_matched_items": (summary["humans"] or {}).get("matched_items"),
                     "skipped": notes, "tokens_rows": tokens_rows},
-            conventions=conventions)
+            scoring=scoring)
     click.echo(main_table(summary), nl=False)
     log(f"wrote {rows} scored rows and the summary to {out}", quiet)
 

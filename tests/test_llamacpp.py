@@ -1,0 +1,156 @@
+"""The llama.cpp engine (lm/llamacpp.py) on the real SmolLM2-135M Q4_1 file:
+conventions against llama-cpp-python's own one-sequence API, batch invariance,
+over-long items, bad files. Skipped when llama-cpp-python or the file is absent."""
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import numpy as np
+import pytest
+
+from lm.base import TargetQuery
+from lm.errors import LMError
+from tests.gguf_fixtures import smol_path, tiny_gguf
+
+llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (agree[gguf]) is not installed")
+
+from lm.llamacpp import load_llamacpp  # noqa: E402  (after the skip)
+
+#: batch size 1 (one sentence at a time, no shared prefix) vs the default batches
+#: (shared openings, many sequences per decode): on these sentences and queries the
+#: measured max |difference| is under 1e-4 nats (6.9e-5). NOT a bound in general:
+#: on 160 BLiMP pairs the measured max is 0.4 nats per sentence, on 100 paper
+#: items 0.26 per candidate (benchmarks/bench_score_gguf.py) -- see lm/llamacpp.py.
+TOLERANCE = 5e-4
+
+SENTENCES = ["The keys to the cabinet are on the table .", "The keys to the cabinet is on the table .",
+             "Many girls insulted themselves .", "Many girls insulted herself .",
+             "Katherine can't help herself .", "Katherine can't help himself .", "Hello"]
+QUERIES = [TargetQuery(tuple("The keys to the cabinet are on the table".split()), 5, ("are", "is")),
+           TargetQuery(("Dogs", "bark"), 1, ("bark", "barks")),
+           TargetQuery(("Runs",), 0, ("Runs", "Run")),
+           TargetQuery(tuple("the author that the guards like laughs".split()), 6, ("laughs", "laugh"))]
+
+
+@pytest.fixture(scope="module")
+def scorer():
+    sc = load_llamacpp(smol_path(), threads=1)
+    yield sc
+    sc.close()
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """llama-cpp-python's high-level API, one sequence per call, all logits kept."""
+    return llama_cpp.Llama(str(smol_path()), n_ctx=128, logits_all=True, verbose=False, n_threads=1)
+
+
+def ref_rows(reference, tokens):
+    """fp32 log-softmax rows after each token of ``tokens`` (one sequence)."""
+    reference.reset()
+    reference.eval(tokens)
+    x = np.array(reference.scores[: len(tokens)], dtype=np.float32)
+    m = x.max(axis=1, keepdims=True)
+    return x - (m + np.log(np.exp(x - m).sum(axis=1, keepdims=True)))
+
+
+def tokens_of(scorer, words):
+    return [scorer.bos] + [t for i, w in enumerate(words) for t in scorer._word_tokens(w, i)]
+
+
+def test_sentence_method_matches_one_sequence_reference(scorer, reference):
+    sents = [s.split() for s in SENTENCES]
+    words = scorer.word_logprobs(sents)
+    for s, w, total in zip(sents, words, scorer.sentence_logprob(sents)):
+        toks = tokens_of(scorer, s)
+        rows = ref_rows(reference, toks)
+        ref = rows[np.arange(len(toks) - 1), toks[1:]]
+        assert len(w) == len(s) and np.all(w < 0)  # the first word is scored too
+        assert abs(total - float(np.sum(w))) < 1e-9
+        assert abs(total - float(ref.sum())) < TOLERANCE
+        # word 0: P(its pieces | BOS) -- BOS is the model's own, added once
+        n0 = len(scorer._word_tokens(s[0], 0))
+        assert abs(w[0] - float(ref[:n0].sum())) < TOLERANCE
+
+
+def test_target_method_has_word_end_factor(scorer, reference):
+    got = scorer.score_targets(QUERIES)
+    assert got.shape == (4, 2) and np.isfinite(got).all()
+    for q, row in zip(QUERIES, got):
+        prefix = tokens_of(scorer, q.prefix)
+        for cand, value in zip(q.candidates, row):
+            piece = list(scorer._word_tokens(cand, q.index))
+            rows = ref_rows(reference, prefix + piece)
+            n = len(prefix)
+            pieces = sum(rows[n - 1 + j, t] for j, t in enumerate(piece))
+            last = rows[n - 1 + len(piece)]
+            word_end = np.log(np.exp(last[scorer._word_start]).sum())
+            assert word_end < 0
+            assert abs(value - (pieces + word_end)) < TOLERANCE
+    assert got[0, 0] > got[0, 1]  # "keys ... are" over "keys ... is"
+
+
+def test_batch_size_one_equals_default(scorer):
+    sents = [s.split() for s in SENTENCES]
+    batched_s, batched_t = scorer.sentence_logprob(sents), scorer.score_targets(QUERIES)
+    one = load_llamacpp(smol_path(), threads=1, batch_size=1, share_prefix=False)
+    try:
+        assert np.abs(one.sentence_logprob(sents) - batched_s).max() < TOLERANCE
+        assert np.abs(one.score_targets(QUERIES) - batched_t).max() < TOLERANCE
+        for a, b in zip(one.word_logprobs(sents), scorer.word_logprobs(sents)):
+            assert np.abs(a - b).max() < TOLERANCE
+    finally:
+        one.close()
+
+
+def test_word_end_mask_and_pieces(scorer):
+    assert scorer.word_pieces("cabinet") == [" cabinet"]
+    assert scorer._word_start.sum() > 1000
+    assert scorer._word_start[scorer._word_tokens("cabinet", 1)[0]]
+    assert not scorer._word_start[scorer._word_tokens("cabinet", 0)[0]]
+    assert scorer.in_vocab("zyzzyva") and not scorer.in_vocab("")
+
+
+def test_over_long_item_is_a_counted_skip():
+    sc = load_llamacpp(smol_path(), threads=1, n_ctx=24)
+    try:
+        long = ["word"] * 40
+        out = sc.word_logprobs([long, "Dogs bark .".split()])
+        assert np.isnan(out[0]).all() and np.isfinite(out[1]).all()
+        q = sc.score_targets([TargetQuery(tuple(long), 39, ("word", "words")), QUERIES[1]])
+        assert np.isnan(q[0]).all() and np.isfinite(q[1]).all()
+        assert sc.skipped == 3 and sc.conventions()["skipped_over_context"] == 3
+    finally:
+        sc.close()
+
+
+def test_conventions_on_record(scorer):
+    c = scorer.conventions()
+    assert c["engine"] == "llama.cpp" and c["engine_version"].startswith("llama-cpp-python ")
+    assert c["sha256"] == hashlib.sha256(smol_path().read_bytes()).hexdigest()
+    assert c["quantization"] == "Q4_1" and c["logits_dtype"] == "float32"
+    assert c["bos_token"] == "1 (bos)" and c["threads"] == 1
+    for key in ("bos_added", "first_token", "ties", "word_end_correction", "sentence_method", "batch_size"):
+        assert c[key]
+
+
+def test_unsupported_architecture(tmp_path):
+    path = tiny_gguf(tmp_path / "odd.gguf", "nonsense")
+    with pytest.raises(LMError, match=r"odd\.gguf: llama\.cpp .* cannot load this file \(architecture 'nonsense'\)"):
+        load_llamacpp(path)
+
+
+def test_without_llama_cpp_says_what_to_install(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import llama_cpp now raises ImportError
+    with pytest.raises(LMError, match=r"pip install 'agree\[gguf\]' \(or use --engine transformers\)"):
+        load_llamacpp(tiny_gguf(tmp_path / "t.gguf", "llama"))
+
+
+def test_scoring_record_one_line_per_model(scorer):
+    from agreement.summary import scoring_lines
+
+    record = {scorer.name: scorer.conventions()}
+    assert record[scorer.name]["engine"] == "llama.cpp"
+    lines = [x for x in scoring_lines(record) if x.startswith("- ")]
+    assert len(lines) == 1 and "engine llama.cpp" in lines[0] and "quantization Q4_1" in lines[0]
