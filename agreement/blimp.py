@@ -109,16 +109,23 @@ def blimp_files(path: str | os.PathLike) -> list[Path]:
     return [path]
 
 
+def expand_files(paths, finder, suffix: str) -> list[Path]:
+    """The files that ``paths`` (one path or several; files or directories) name, via
+    ``finder(path)``; :class:`AgreeError` when none has a ``suffix`` file."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files = [f for p in paths for f in finder(p)]
+    if not files:
+        raise AgreeError(f"{', '.join(map(str, paths))}: no {suffix} files")
+    return files
+
+
 def read_blimp(paths: str | os.PathLike | Iterable, skips: PairSkips | None = None) -> list[Item]:
     """Items of BLiMP jsonl files (a file, a directory, or a list of them).
 
     Raises :class:`AgreeError` naming the file and line for a line that is not JSON
     or lacks ``sentence_good``/``sentence_bad``."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    files = [f for p in paths for f in blimp_files(p)]
-    if not files:
-        raise AgreeError(f"{', '.join(map(str, paths))}: no .jsonl files")
+    files = expand_files(paths, blimp_files, ".jsonl")
     skips = skips if skips is not None else PairSkips()
     items: list[Item] = []
     for path in files:

@@ -31,7 +31,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from agreement.blimp import PairSkips, AGREE_FIELDS, join_words, pair_item
+from agreement.blimp import AGREE_FIELDS, PairSkips, expand_files, join_words, pair_item
 from agreement.errors import AgreeError
 from agreement.records import Item
 
@@ -63,11 +63,7 @@ def looks_like_multiblimp(path: Path) -> bool:
 
 def read_multiblimp(paths, skips: PairSkips | None = None) -> list[Item]:
     """Items of MultiBLiMP TSV files (a file, a directory, or a list of them)."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    files = [f for p in paths for f in multiblimp_files(p)]
-    if not files:
-        raise AgreeError(f"{', '.join(map(str, paths))}: no .tsv files")
+    files = expand_files(paths, multiblimp_files, ".tsv")
     skips = skips if skips is not None else PairSkips()
     items = []
     for path in files:
