@@ -130,7 +130,7 @@ HAND = [  # item, variant, pert, construction, attractors, model, logp_correct, 
     ("x1", 0, "original", "N V", 0, "lstm", -1, -2),
     ("x2", 0, "original", "N V", 1, "unigram", -2, -1), ("x2", 0, "original", "N V", 1, "kn5", -2, -1),
     ("x2", 0, "original", "N V", 1, "lstm", -1, -2),
-    ("x3", 0, "original", "N N V", 1, "unigram", -2, -1), ("x3", 0, "original", "N N V", 1, "kn5", -2, -2),
+    ("x3", 0, "original", "N N V", 1, "unigram", -2, -1), ("x3", 0, "original", "N N V", 1, "kn5", -2, -1),
     ("x3", 0, "original", "N N V", 1, "lstm", -2, -1),
     ("x4", 0, "original", "N N V", 2, "unigram", -1, -2), ("x4", 0, "original", "N N V", 2, "kn5", -1, -2),
     ("x4", 0, "original", "N N V", 2, "lstm", -2, -1),
@@ -140,7 +140,7 @@ HAND = [  # item, variant, pert, construction, attractors, model, logp_correct, 
 def test_challenge_subsets_on_a_hand_made_table(tmp_path):
     table = read_scored([write_score_dir(tmp_path / "s", HAND)])
     base, ref = challenge_subsets(table, np.random.default_rng(0), ("lstm",))
-    # both baselines wrong on x2 and x3 (a tie counts as wrong); the LSTM wrong on x3 and x4
+    # both baselines wrong on x2 and x3; the LSTM wrong on x3 and x4
     assert base.size == 2 and ref.size == 2 and ref.name == "wrong:lstm"
     acc = {s.model: s.accuracy for s in base.scores}
     assert acc == {"unigram": 0.0, "kn5": 0.0, "lstm": 0.5}
@@ -269,3 +269,22 @@ def test_spearman_interval_with_full_sample_ranks_is_close_to_reranking():
     exact = np.quantile(_rowwise_corr(sps.rankdata(x[idx], axis=1), sps.rankdata(y[idx], axis=1)),
                         [0.025, 0.975])
     assert np.allclose(ours, exact, atol=0.015)
+
+
+def test_undecidable_rows_are_left_out_and_counted(tmp_path):
+    """A tie (or NaN) is undecidable, as in agree score: not a wrong answer."""
+    from agreement.analysis.rows import read_scored
+    from agreement.outdir import write_manifest
+    from agreement.records import Item
+    from agreement.score import ScoredItem, write_scored
+
+    def item(i):
+        return Item(f"i{i}", 0, "NOUN VERB", "L", ("the", "dog", "runs"), ("DET", "NOUN", "VERB"),
+                    ("_", "_", "_"), "runs", "run", "run", "Sing", 1, 2, 0, False)
+    rows = [ScoredItem(item(0), "m", "m", "lstm", -1.0, -2.0), ScoredItem(item(1), "m", "m", "lstm", -2.0, -2.0),
+            ScoredItem(item(2), "m", "m", "lstm", float("nan"), -2.0), ScoredItem(item(3), "m", "m", "lstm", -3.0, -2.0)]
+    write_scored(tmp_path / "items.tsv", rows)
+    write_manifest(tmp_path, "score", [], {})
+    table = read_scored([tmp_path])
+    assert (len(table), table.undecidable) == (2, 2)
+    assert table.correct.tolist() == [True, False]

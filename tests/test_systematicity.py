@@ -112,7 +112,7 @@ def test_ew_and_mw_by_hand(tmp_path):
     rows = [  # item a: lemma 1 right (P = .3 + .1), lemma 2 wrong (P = .05 + .05): EW 1/2, MW .4/.5
         ("a", 0, "original", "N V", 0, "m", ln(0.5), ln(0.1)),
         ("a", 1, "swap", "N V", 0, "m", ln(0.3), ln(0.1)),
-        ("a", 2, "swap", "N V", 0, "m", ln(0.05), ln(0.05)),
+        ("a", 2, "swap", "N V", 0, "m", ln(0.04), ln(0.06)),
         # item b (another construction): three lemmas, all right: EW = MW = 1
         *[("b", v, "swap", "N N V", 1, "m", ln(0.2), ln(0.01 * v)) for v in (1, 2, 3)],
     ]

@@ -12,6 +12,7 @@ by item, model and condition, which array code does in milliseconds.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -33,11 +34,13 @@ class ScoredTable:
     item_id, testset, perturbation, construction, model, group  str arrays (object)
     variant, attractors  int arrays
     logp_correct, logp_wrong  natural-log probabilities of the two forms
-    correct      bool: the model strictly preferred the correct form (a tie is wrong)
+    correct      bool: the model strictly preferred the correct form (ties are left out)
     condition    ``original`` (variant 0), ``nonce`` (variants of an unperturbed item),
                  else the perturbation (``swap`` for :mod:`nonce.systematicity` items)
     sources      the directories read, in order
     humans_path  the ``--humans`` file named in the first directory's manifest, if any
+    undecidable  rows left out because the model could not decide them (a tie or a NaN
+                 score, as ``agree score`` counts them apart from accuracy)
     """
     item_id: np.ndarray
     testset: np.ndarray
@@ -53,6 +56,7 @@ class ScoredTable:
     condition: np.ndarray
     sources: tuple[str, ...] = ()
     humans_path: str | None = None
+    undecidable: int = 0
 
     def __len__(self) -> int:
         return len(self.model)
@@ -63,7 +67,8 @@ class ScoredTable:
 
     def subset(self, mask: np.ndarray) -> "ScoredTable":
         cols = {f: getattr(self, f)[mask] for f in _ARRAYS}
-        return ScoredTable(**cols, sources=self.sources, humans_path=self.humans_path)
+        return ScoredTable(**cols, sources=self.sources, humans_path=self.humans_path,
+                           undecidable=self.undecidable)
 
     def item_keys(self) -> np.ndarray:
         """(testset, item_id) as one string: the item a nonce variant belongs to."""
@@ -154,6 +159,11 @@ def read_scored(paths: Sequence[str | os.PathLike]) -> ScoredTable:
     obj = lambda c: np.array(merged[c], dtype=object)  # noqa: E731
     pert = obj("perturbation")
     cond = np.array([_condition(p, v) for p, v in zip(merged["perturbation"], variant.tolist())], dtype=object)
-    return ScoredTable(obj("item_id"), obj("testset"), variant, pert, obj("construction"), attractors,
-                       obj("model"), obj("group"), lc, lw, correct, cond,
-                       sources=tuple(str(p) for p, _ in parts), humans_path=humans)
+    table = ScoredTable(obj("item_id"), obj("testset"), variant, pert, obj("construction"), attractors,
+                        obj("model"), obj("group"), lc, lw, correct, cond,
+                        sources=tuple(str(p) for p, _ in parts), humans_path=humans)
+    # the rule of agree score (ScoredItem.undecidable): accuracy is over decidable rows
+    undecidable = (lc == lw) | np.isnan(lc) | np.isnan(lw)
+    if undecidable.any():
+        table = dataclasses.replace(table.subset(~undecidable), undecidable=int(undecidable.sum()))
+    return table

@@ -101,6 +101,9 @@ def analyze(table: ScoredTable, rng: np.random.Generator, *, judgments: list[Hum
             challenge_models: tuple[str, ...] = (), mixed: bool = True, n_boot: int = 1000) -> Analysis:
     """Run every analysis that the data allows; skipped ones get a note saying why."""
     result = Analysis(table.sources, len(table), table.models(), accuracy_table(table))
+    if table.undecidable:
+        result.notes.append(f"{table.undecidable} undecidable rows (a tie or a NaN score) left out, "
+                            "as agree score leaves them out of accuracy")
     if judgments is None:
         result.notes.append("graded comparison with humans skipped: no human judgments "
                             "(give --humans FILE, or score with --humans)")
