@@ -192,7 +192,9 @@ def _fmt(r: dict | None, ci: bool = False) -> str:
     text = f"{r['accuracy']:.1f}"
     if r.get("sd") is not None:
         text += f" ± {r['sd']:.1f}"
-    if ci and r["ci_low"] is not None:
+    # published and per-paradigm human rows carry no interval (ci_low = ci_high, 0 items)
+    no_interval = r.get("items") == 0 and r["ci_low"] == r["ci_high"]
+    if ci and r["ci_low"] is not None and not no_interval:
         text += f" [{r['ci_low']:.1f}, {r['ci_high']:.1f}]"
     return text
 
