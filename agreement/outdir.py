@@ -6,7 +6,6 @@ a half-written directory where a user (or the next command) would read it.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from agreement import __version__
-from lm.files import claim_output, commit_dir, make_tmp_dir, replace_dir  # noqa: F401  (re-exported)
+from lm.files import claim_output, commit_dir, make_tmp_dir, replace_dir, sha256_of  # noqa: F401  (re-exported)
 
 MANIFEST = "manifest.json"
 _PACKAGES = ("torch", "numpy", "conllu", "kenlm", "sentencepiece", "click",
@@ -74,14 +73,6 @@ def _umask() -> int:
     return mask
 
 
-def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
-
-
 def describe_inputs(paths: Iterable[str | os.PathLike]) -> list[dict[str, Any]]:
     """Path, size and sha256 of each input file (a directory: each file inside it,
     hidden files excepted)."""
@@ -92,7 +83,7 @@ def describe_inputs(paths: Iterable[str | os.PathLike]) -> list[dict[str, Any]]:
         for f in files:
             if f.name.startswith("."):
                 continue
-            rows.append({"path": str(f), "bytes": f.stat().st_size, "sha256": sha256_file(f)})
+            rows.append({"path": str(f), "bytes": f.stat().st_size, "sha256": sha256_of(f)})
     return rows
 
 

@@ -20,13 +20,13 @@ only when such a model is loaded: the rest of the tool never needs them.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import json
 from pathlib import Path
 
 from lm.base import Scorer, register
 from lm.errors import LMError
+from lm.files import sha256_of
 
 INSTALL_HINT = "pip install 'agree[hf]'"
 DTYPES = ("float32", "bfloat16", "float16")
@@ -106,14 +106,6 @@ def load_hf_dir(path, *, device: str = "auto", dtype: str = "float32",
                    device=device, dtype=dtype, batch_size=batch_size, kind="hf")
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def load_gguf_transformers(path, *, device: str = "auto", dtype: str = "float32",
                            batch_size: int | None = None, **_ignored):
     """A GGUF file through transformers' GGUF loader (dequantised to ``dtype``)."""
@@ -142,7 +134,7 @@ def load_gguf_transformers(path, *, device: str = "auto", dtype: str = "float32"
         raise LMError(f"{path}: unreadable or truncated GGUF file ({_first_line(e)})") from None
     return _scorer(model, tokenizer, masked=False, name=path.name, source=str(path),
                    device=device, dtype=dtype, batch_size=batch_size, kind="gguf",
-                   sha256=sha256_file(path))
+                   sha256=sha256_of(path))
 
 
 def _scorer(model, tokenizer, *, masked: bool, batch_size, **kw):

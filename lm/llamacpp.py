@@ -47,7 +47,6 @@ nats per sentence (tests/test_llamacpp.py, BATCH_DRIFT_NATS).
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +57,7 @@ import numpy as np
 from lm.base import Scorer, TargetQuery
 from lm.errors import LMError
 from lm.gguf import read_gguf_info
+from lm.files import sha256_of
 
 #: llama.cpp's limit on distinct sequences in one context (LLAMA_MAX_SEQ)
 MAX_SEQ = 256
@@ -322,11 +322,7 @@ class LlamaCppScorer(Scorer):
 
     def conventions(self) -> dict:
         if self._sha256 is None:
-            h = hashlib.sha256()
-            with open(self.path, "rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(chunk)
-            self._sha256 = h.hexdigest()
+            self._sha256 = sha256_of(self.path)
         return {
             "engine": "llama.cpp", "engine_version": f"llama-cpp-python {self._lc.__version__}",
             "file": self.path.name, "sha256": self._sha256,
