@@ -196,6 +196,11 @@ def _first_line(path: Path) -> str:
         return ""
 
 
+def testset_files(path: Path) -> list[Path]:
+    """The files a test set was read from (a path prefix stands for its generated.*)."""
+    return [path] if path.exists() else sorted(path.parent.glob(path.name + ".*"))
+
+
 def detect_testset(path: str | os.PathLike, fmt: str = "auto") -> tuple[str, Path]:
     """Which kind of test set ``path`` is, and the path to hand to its reader
     (``fmt``: one of :data:`FORMATS`; ``auto`` detects)."""

@@ -154,11 +154,7 @@ def parse_model_specs(values: Sequence[str]) -> list[ModelSpec]:
     directory/file name as group."""
     specs: list[tuple[Path, str | None, str]] = []
     for value in values:
-        group, _, path = value.partition("=") if "=" in value and not Path(value).exists() else ("", "", value)
-        scheme, path = _scheme(path)
-        paths = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
-        if not paths:
-            raise AgreeError(f"--model {value}: no directory matches {path!r}")
+        group, scheme, paths = split_model_value(value)
         specs += [(Path(p), group or None, scheme) for p in paths]
     seen: set[str] = set()
     for d, _, _ in specs:
@@ -171,6 +167,17 @@ def parse_model_specs(values: Sequence[str]) -> list[ModelSpec]:
         kind, default = _spec_kind(directory, scheme)
         out.append(ModelSpec(directory, name, group or default, kind))
     return out
+
+
+def split_model_value(value: str) -> tuple[str, str, list[str]]:
+    """One ``--model`` value -> (group or "", scheme ``hf``/``gguf``/"", the paths it
+    names: a glob expanded, sorted). :class:`AgreeError` when a glob matches nothing."""
+    group, _, path = value.partition("=") if "=" in value and not Path(value).exists() else ("", "", value)
+    scheme, path = _scheme(path)
+    paths = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
+    if not paths:
+        raise AgreeError(f"--model {value}: no directory matches {path!r}")
+    return group, scheme, paths
 
 
 def _scheme(path: str) -> tuple[str, str]:

@@ -34,10 +34,9 @@ def export(testsets, fmt, lang, out, force, quiet):
       agree score en-blimp --model runs/kn5 --method sentence --out en-blimp-scores
     """
     from agreement.blimp import write_blimp
-    from agreement.commands.score import _input_files
     from agreement.multiblimp import write_multiblimp
     from agreement.outdir import atomic_output_dir, write_manifest
-    from agreement.papertab import detect_testset, load_testset
+    from agreement.papertab import detect_testset, load_testset, testset_files
     from agreement.score import condition
 
     with atomic_output_dir(out, "export", testsets, force, quiet) as tmp:
@@ -54,7 +53,7 @@ def export(testsets, fmt, lang, out, force, quiet):
                 name = f"{cond.replace(':', '_').replace('/', '_')}.tsv"
                 counts[name] = write_multiblimp([it for it in items if condition(it) == cond],
                                                 tmp / name, condition, lang=lang)
-        inputs = [p for t in testsets for p in _input_files(detect_testset(t)[1])]
+        inputs = [p for t in testsets for p in testset_files(detect_testset(t)[1])]
         write_manifest(tmp, "export", list(dict.fromkeys(inputs)),
                        {"testsets": list(testsets), "format": fmt, "lang": lang},
                        counts={"pairs": sum(counts.values()), "files": counts})

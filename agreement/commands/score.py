@@ -1,7 +1,6 @@
 """``agree score``: test sets + models (+ humans) -> scored items, tables and plots."""
 from __future__ import annotations
 
-import glob
 from pathlib import Path
 
 import click
@@ -103,10 +102,10 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     from agreement.humans import HumanIndex, check_coverage, read_humans
     from agreement.outdir import atomic_output_dir, write_manifest
     from agreement.published import is_blimp_humans
-    from agreement.score import parse_model_specs, write_scored
+    from agreement.score import parse_model_specs, split_model_value, write_scored
     from agreement.summary import main_table, write_report
 
-    model_dirs = [d for m in models for d in _model_paths(m)]
+    model_dirs = [d for m in models for d in split_model_value(m)[2]]
     with atomic_output_dir(out, "score", [*testsets, humans, reference, *model_dirs], force,
                            quiet) as tmp:
         sets, notes = _load_sets(testsets, fmt, method, quiet)
@@ -194,9 +193,9 @@ def _score(tmp: Path, sets, specs, surprisal: bool, units: str, **options):
 
 def _inputs(testsets, fmt: str, specs, humans, reference) -> list[str]:
     """Every input file or directory, once, for the manifest."""
-    from agreement.papertab import detect_testset
+    from agreement.papertab import detect_testset, testset_files
 
-    inputs = [p for t in testsets for p in _input_files(detect_testset(t, fmt)[1])]
+    inputs = [p for t in testsets for p in testset_files(detect_testset(t, fmt)[1])]
     inputs += [s.directory for s in specs] + ([humans] if humans else [])
     inputs += [reference] if reference else []
     return list(dict.fromkeys(str(p) for p in inputs))
@@ -213,17 +212,3 @@ def _published(humans, reference, scored) -> dict:
     if reference:
         out["reference"] = reference_summary(read_reference(reference), scored, reference)
     return out
-
-
-def _model_paths(value: str) -> list[str]:
-    """The files or directories a --model value names (for the --out input check)."""
-    path = value.rpartition("=")[2] if "=" in value and not Path(value).exists() else value
-    for prefix in ("hf:", "gguf:"):
-        if path.startswith(prefix):
-            path = path[len(prefix):]
-    return glob.glob(path) or [path]
-
-
-def _input_files(path: Path) -> list[Path]:
-    """The files a test set was read from (a path prefix stands for generated.*)."""
-    return [path] if path.exists() else sorted(path.parent.glob(path.name + ".*"))
