@@ -33,7 +33,7 @@ import click
 
 from agreement.errors import AgreeError
 from agreement.options import log
-from agreement.outdir import atomic_output_dir, read_manifest, write_manifest
+from formats.manifest import atomic_output_dir, read_manifest, write_manifest
 from agreement.report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_report
 from agreement.synthlang import GrammarConfig, write_synthetic
 

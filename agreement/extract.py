@@ -54,9 +54,8 @@ from typing import Iterable, Sequence
 from tqdm import tqdm
 
 from agreement.errors import AgreeError
-from lm.corpus import vocabulary_words
 from agreement.mining import Construction, ConstructionMiner, Key, MiningConfig, explain, parse_construction
-from agreement.records import Item
+from formats.items import Item
 from treebanks.errors import TreebankError
 from treebanks.features import feature_names, feature_values, infer_verb_number
 from treebanks.paradigms import MODES, ParadigmTable
@@ -127,11 +126,6 @@ def parse_features(spec: str | Sequence[str]) -> tuple[str, ...]:
     if not names:
         raise AgreeError("no agreement feature given (e.g. --features Number)")
     return tuple(sorted(set(names), key=lambda s: (s.lower(), s)))
-
-
-def read_vocab(path: str | os.PathLike) -> frozenset[str]:
-    """Words of an LM vocabulary (``vocab.txt`` or a corpus/model directory)."""
-    return vocabulary_words(path)
 
 
 def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = ExtractConfig()) -> ExtractResult:
@@ -383,5 +377,5 @@ def summary_table(result: ExtractResult) -> str:
                                enumerate(zip(r, widths))).rstrip() for r in rows)
 
 
-__all__ = ["ExtractConfig", "ExtractResult", "extract_items", "parse_features", "parse_values", "read_vocab",
+__all__ = ["ExtractConfig", "ExtractResult", "extract_items", "parse_features", "parse_values",
            "write_constructions", "summary_table", "file_stem"]

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from agreement.errors import AgreeError, names_undecodable
-from agreement.records import Item
+from formats.items import Item
 from agreement.stats import pearson, spearman
 
 HUMAN_COLUMNS = ("item_id", "variant", "votes_correct", "votes_wrong")
@@ -80,7 +80,7 @@ def read_humans(path: str | os.PathLike) -> list[HumanJudgment]:
     if header[:3] == ["pattern", "constr_id", "sent_id"]:
         if "mturk_count" not in header:
             raise _needed_columns_error(path, header)
-        from agreement.papertab import read_paper_tab
+        from formats.papertab import read_paper_tab
 
         table = read_paper_tab(path)
         return [HumanJudgment(it.item_id, it.variant, c, w, " ".join(it.prefix), it.correct, it.wrong)

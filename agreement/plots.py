@@ -33,7 +33,7 @@ def _cells(summary: dict, by: str) -> dict:
     rows = [r for r in summary["accuracy"] if r["by"] == by]
     if summary.get("humans"):
         rows += [r for r in summary["humans"]["rows"] if r["by"] == by]
-    if summary.get("reference"):  # published per-paradigm figures (agreement.published)
+    if summary.get("reference"):  # published per-paradigm figures (formats.published)
         rows += [r for r in summary["reference"]["rows"] if r["by"] == by]
     return {(r["group"], r["condition"], r["value"]): r for r in rows}
 

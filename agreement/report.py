@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 from agreement.errors import AgreeError
-from agreement.records import Item, read_items
+from formats.items import Item, read_items
 
 REPORT_FILE = "report.md"
 ORIGINAL, NONCE = "original", "nonce"

@@ -33,7 +33,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from agreement.errors import AgreeError
-from agreement.records import Item
+from formats.items import Item
 from lm.base import TargetQuery
 
 #: Columns of the scored ``items.tsv`` (CONTRACTS.md), then three of ours (``undecidable``:
@@ -345,13 +345,13 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
                    quiet: bool = False, method: str = "target", on_words: Callable | None = None,
                    scoring: dict | None = None, **load_options) -> list[ScoredItem]:
-    """Score loaded test sets (``agreement.papertab.TestSet``) with model directories
+    """Score loaded test sets (``formats.papertab.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
     (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A
     ``scoring`` dict receives each model's scoring conventions (``Scorer.conventions()``,
     taken after scoring so that counted skips are included) for the manifest."""
-    from agreement.papertab import freq_baseline, scores_from_column
+    from formats.papertab import freq_baseline, scores_from_column
 
     items = [it for ts in testsets for it in ts.items]
     labels = [ts.label for ts in testsets for _ in ts.items]

@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from agreement.humans import HumanIndex, model_human_agreement
-from agreement.papertab import FREQ_MODEL
+from formats.papertab import FREQ_MODEL
 from agreement.score import ScoredItem, condition, oov_counts
 from agreement.stats import N_BOOT, bootstrap_ci, mean_sd, paired_tests
 
@@ -181,7 +181,7 @@ def _rows(summary: dict, by: str, *, humans: bool = True) -> list[dict]:
     rows = [r for r in summary["accuracy"] if r["by"] == by]
     if humans and summary.get("humans"):
         rows += [r for r in summary["humans"]["rows"] if r["by"] == by]
-    if summary.get("reference"):  # published figures (agreement.published), not computed here
+    if summary.get("reference"):  # published figures (formats.published), not computed here
         rows += [r for r in summary["reference"]["rows"] if r["by"] == by]
     return rows
 
@@ -367,7 +367,7 @@ def write_report(directory, scored: Sequence[ScoredItem], *, humans: HumanIndex 
     directory = Path(directory)
     summary = build_summary(scored, humans=humans, rng=rng)
     summary["testsets"] = list(testsets)
-    # method, reader notes and per-paradigm figures from elsewhere (agreement.published)
+    # method, reader notes and per-paradigm figures from elsewhere (formats.published)
     if method is not None:
         summary["method"] = method
     if notes:

@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from lm.errors import LMError
-from lm.files import check_vocab
+from formats.vocab import check_vocab
 
 CONFIG_FILE = "config.json"
 

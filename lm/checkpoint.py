@@ -26,7 +26,8 @@ from pathlib import Path
 import torch
 
 from lm.errors import LMError
-from lm.files import VOCAB_CHECKSUM, named, sha256_of
+from formats.files import named, sha256_of
+from formats.vocab import VOCAB_CHECKSUM
 
 MODEL_FILE = "model.pt"
 CHECKPOINT_FILE = "checkpoint.pt"

@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
 
+from formats.vocab import EOS, UNK, read_vocab  # noqa: F401  (EOS, UNK handed on)
 from lm.errors import LMError
 
-EOS, UNK = "<eos>", "<unk>"
 SPLITS = ("train", "valid", "test")
 _FILES = ("train.txt", "valid.txt", "test.txt", "vocab.txt")
 _WIKITEXT_HEADING = re.compile(r"^\s*(?:= )+.*(?: =)+\s*$")
@@ -205,56 +205,10 @@ def is_corpus_dir(path: str | os.PathLike) -> bool:
     return path.is_dir() and all((path / f).is_file() for f in _FILES)
 
 
-def read_vocab(path: str | os.PathLike) -> list[str]:
-    """The words of a vocab.txt, in order (index = line number); checks that
-    lines 0 and 1 are ``<eos>`` and ``<unk>`` and that no word repeats."""
-    path = Path(path)
-    try:
-        words = path.read_text(encoding="utf-8").split("\n")
-    except FileNotFoundError:
-        raise LMError(f"{path}: no such vocabulary file") from None
-    except UnicodeDecodeError as e:
-        raise LMError(f"{path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
-    if words and words[-1] == "":
-        words.pop()
-    if words[:2] != [EOS, UNK]:
-        raise LMError(f"{path}: a vocabulary starts with {EOS} and {UNK} on lines 1 and 2")
-    seen: set[str] = set()
-    for i, w in enumerate(words, 1):
-        if not w or w.split() != [w]:
-            raise LMError(f"{path}:{i}: not a single word: {w!r}")
-        if w in seen:
-            raise LMError(f"{path}:{i}: {w!r} occurs twice")
-        seen.add(w)
-    return words
 
 
-def vocab_path(path: str | os.PathLike) -> Path:
-    """``vocab.txt`` itself, or the one inside a corpus or model directory."""
-    path = Path(path)
-    return path / "vocab.txt" if path.is_dir() else path
 
 
-def vocabulary_words(path: str | os.PathLike) -> frozenset[str]:
-    """The words of an LM vocabulary, as a set: ``vocab.txt`` (one word a line,
-    optionally followed by a tab and a count) or a corpus or model directory
-    holding one. ``<eos>``, ``<unk>`` and other ``<...>`` symbols are not words.
-    (For filtering test items by vocabulary; :func:`read_vocab` gives the ordered,
-    checked list a model indexes.)"""
-    path = vocab_path(path)
-    if not path.is_file():
-        raise LMError(f"{path}: no such vocabulary file")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            words = frozenset(w for line in fh if (w := line.rstrip("\r\n").split("\t")[0].strip())
-                              and not (w.startswith("<") and w.endswith(">")))
-    except OSError as e:
-        raise LMError(f"{path}: cannot read vocabulary ({e.strerror or e})") from None
-    except UnicodeDecodeError:
-        raise LMError(f"{path}: vocabulary is not UTF-8 text") from None
-    if not words:
-        raise LMError(f"{path}: the vocabulary has no usable words (empty, or only <eos>/<unk>)")
-    return words
 
 
 def read_counts(path: str | os.PathLike) -> dict[str, int]:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from lm.base import Scorer, register
 from lm.errors import LMError
-from lm.files import sha256_of
+from formats.files import sha256_of
 
 INSTALL_HINT = "pip install 'agree[hf]'"
 DTYPES = ("float32", "bfloat16", "float16")

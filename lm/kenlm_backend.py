@@ -31,7 +31,8 @@ import numpy as np
 
 from lm.base import Scorer, register
 from lm.errors import LMError
-from lm.files import VOCAB_CHECKSUM, sha256_of
+from formats.files import sha256_of
+from formats.vocab import VOCAB_CHECKSUM, read_vocab
 
 UNK = "<UNK>"
 LN10 = math.log(10.0)
@@ -62,8 +63,7 @@ _RESERVED = {"<unk>", "<s>", "</s>", "<eos>"}
 
 
 def _load_vocab(path: Path) -> set[str]:
-    with open(path, encoding="utf-8") as fh:
-        return {line.rstrip("\n") for line in fh if line.strip()} - _RESERVED
+    return {w for w in read_vocab(path, strict=False) if w.strip()} - _RESERVED
 
 
 def _map_line(line: str, vocab: set[str]) -> str:

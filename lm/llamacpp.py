@@ -57,7 +57,7 @@ import numpy as np
 from lm.base import Scorer, TargetQuery
 from lm.errors import LMError
 from lm.gguf import read_gguf_info
-from lm.files import sha256_of
+from formats.files import sha256_of
 
 #: llama.cpp's limit on distinct sequences in one context (LLAMA_MAX_SEQ)
 MAX_SEQ = 256

@@ -51,6 +51,7 @@ import numpy as np
 import torch
 
 from lm.base import Scorer, register
+from formats.vocab import read_vocab
 from lm.errors import LMError
 from lm.neural_sentence import SentenceScoring
 from lm.subword import EOS, SPM_FILE, UNK, SubwordVocab
@@ -305,13 +306,6 @@ class NeuralScorer(SentenceScoring, Scorer):
 
 
 # ---- loading a model directory ---------------------------------------------
-def read_vocab_file(path: Path) -> list[str]:
-    if not path.is_file():
-        raise LMError(f"{path.parent}: no {path.name} in the model directory")
-    with open(path, encoding="utf-8") as fh:
-        return [line.rstrip("\n") for line in fh]
-
-
 def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
     """Rebuild the network from ``model.pt`` ({"state_dict", "config"}) and config.json."""
     try:
@@ -356,7 +350,7 @@ def load_neural(model_dir: Path, config: dict, *, device: str = "auto",
     """Loader registered for kinds "lstm" and "transformer" (see :func:`lm.base.load_model`)."""
     model_dir = Path(model_dir)
     model = load_network(model_dir, config)
-    vocab = read_vocab_file(model_dir / VOCAB_FILE)
+    vocab = read_vocab(model_dir / VOCAB_FILE, strict=False)
     n_out = model.decoder.weight.shape[0]
     if len(vocab) != n_out:
         raise LMError(f"{model_dir / VOCAB_FILE}: {len(vocab)} entries but the model "

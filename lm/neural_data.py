@@ -23,7 +23,8 @@ from typing import Sequence
 
 import torch
 
-from lm.corpus import EOS, UNK, Corpus, read_vocab
+from formats.vocab import EOS, UNK, read_vocab
+from lm.corpus import Corpus
 from lm.errors import LMError
 
 VOCAB_FILE = "vocab.txt"
@@ -84,7 +85,7 @@ def build_vocabulary(corpus: Corpus, out_dir: Path, *, tokenizer: str = "word",
 def load_vocabulary(model_dir: Path, tokenizer: str) -> Vocabulary:
     """The vocabulary already written into ``model_dir`` (on resume)."""
     model_dir = Path(model_dir)
-    tokens = tuple(read_vocab(model_dir / VOCAB_FILE))
+    tokens = tuple(read_vocab(model_dir / VOCAB_FILE, strict=False))
     spm_path = model_dir / SPM_FILE if tokenizer == "sentencepiece" else None
     return Vocabulary(tokens, tokenizer, spm_path)
 

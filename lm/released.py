@@ -41,7 +41,8 @@ from pathlib import Path
 import torch
 
 from lm.errors import LMError
-from lm.files import VOCAB_CHECKSUM, sha256_of
+from formats.files import sha256_of
+from formats.vocab import VOCAB_CHECKSUM, read_vocab
 
 FORMAT = "colorlessgreen"
 
@@ -184,13 +185,9 @@ def convert_released(path: str | Path, vocab: list[str]) -> tuple[dict, dict]:
     return config, state
 
 
-def read_vocab(path: str | Path) -> list[str]:
-    path = Path(path)
-    if not path.is_file():
-        raise LMError(f"{path}: no such vocabulary file")
-    words = path.read_text(encoding="utf-8").split("\n")
-    if words and words[-1] == "":
-        words.pop()
+def read_released_vocab(path: str | Path) -> list[str]:
+    """The released vocab.txt (any lines), which must hold <eos> and <unk>."""
+    words = read_vocab(path, strict=False)
     for needed in ("<eos>", "<unk>"):
         if needed not in words:
             raise LMError(f"{path}: the vocabulary lacks {needed}")
@@ -202,7 +199,7 @@ def import_released(checkpoint: str | Path, vocab_path: str | Path, out_dir: Pat
     (an empty directory the caller renames into place); returns config.json's dict."""
     from lm.models import LMConfig, build_model
 
-    vocab = read_vocab(vocab_path)
+    vocab = read_released_vocab(vocab_path)
     arch, state = convert_released(checkpoint, vocab)
     try:  # loading into our model checks every shape before anything is written
         build_model(LMConfig.from_dict(arch)).load_state_dict(state, strict=True)

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
+from formats.vocab import read_vocab
 from lm.errors import LMError
-from lm.files import claim_output, commit_dir, note
+from formats.files import claim_output, commit_dir, note
 
 ARCHS = ("lstm", "transformer", "kn5", "unigram")
 SIZES = ("small", "paper")
@@ -101,7 +102,7 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
     options: LMConfig / TrainOptions fields overriding the preset (None = not
     given), or ``order`` for kn5. ``finalize(partial_dir, metrics)`` runs just
     before the rename (the CLI writes manifest.json). ``out_dir`` follows the
-    --out policy of :mod:`lm.files` (an existing one is replaced only when it is empty
+    --out policy of :mod:`formats.files` (an existing one is replaced only when it is empty
     or an output of ``agree train-lm``, or with ``force``; ``.OUT.lock`` guards OUT and
     OUT.partial against a second run). Raises :class:`LMError`
     (:class:`TrainingInterrupted` on SIGINT, the checkpoint kept).
@@ -269,7 +270,6 @@ def _capped_vocab(corpus, work: Path, vocab_size: int | None):
     frequent words (a file in ``work``; the corpus directory is not touched)."""
     if vocab_size is None:
         return corpus
-    from lm.corpus import read_vocab
     if vocab_size < 1:
         raise LMError(f"--vocab-size must be at least 1 (got {vocab_size})")
     words = read_vocab(corpus.vocab)[:vocab_size + 2]

@@ -35,8 +35,10 @@ from typing import Sequence
 import numpy as np
 
 from lm.base import CONFIG_FILE, Scorer, register
-from lm.files import VOCAB_CHECKSUM, sha256_of
-from lm.corpus import EOS, Corpus, read_counts, read_sentences, read_vocab
+from formats.files import sha256_of
+from formats.vocab import VOCAB_CHECKSUM
+from formats.vocab import EOS, read_vocab
+from lm.corpus import Corpus, read_counts, read_sentences
 from lm.errors import LMError
 
 

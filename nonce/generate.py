@@ -54,10 +54,10 @@ from typing import Iterable
 
 from tqdm import tqdm
 
-from agreement import __version__
-from agreement.records import COLUMNS, Item, read_items
-from lm.corpus import vocab_path, vocabulary_words
-from lm.errors import LMError
+from formats.errors import AgreeError
+from formats.items import COLUMNS, Item, read_items
+from formats.manifest import AGREE_VERSION as __version__
+from formats.vocab import vocab_path, vocab_words
 from nonce.errors import NonceError
 from nonce.pool import CONTENT_POS, CandidatePool, Pair, PoolOptions
 from nonce.vowels import vowel_rule_on
@@ -346,12 +346,12 @@ def read_extract_dir(path) -> ExtractDir:
                       values=tuple(str(params.get("values") or "Sing,Plur").split(",")))
 
 
-def read_vocab_file(path, table=None) -> frozenset[str]:
-    """The words of an LM vocabulary (:func:`lm.corpus.vocabulary_words`). With
+def treebank_vocab(path, table=None) -> frozenset[str]:
+    """The words of an LM vocabulary (:func:`formats.vocab.vocab_words`). With
     ``table``, also checks that some vocabulary word is a word of the treebank."""
     try:
-        words = vocabulary_words(path)
-    except LMError as e:
+        words = vocab_words(path)
+    except AgreeError as e:
         raise NonceError(str(e)) from None
     if table is not None and not any(a.form in words for a in table.counts):
         raise NonceError(f"{vocab_path(path)}: the vocabulary has no usable words: none of its {len(words)} "

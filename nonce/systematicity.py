@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from agreement.records import Item
+from formats.items import Item
 from nonce.errors import NonceError
 from nonce.generate import check_item
 from nonce.pool import CandidatePool, Pair

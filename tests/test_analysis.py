@@ -274,8 +274,8 @@ def test_spearman_interval_with_full_sample_ranks_is_close_to_reranking():
 def test_undecidable_rows_are_left_out_and_counted(tmp_path):
     """A tie (or NaN) is undecidable, as in agree score: not a wrong answer."""
     from agreement.analysis.rows import read_scored
-    from agreement.outdir import write_manifest
-    from agreement.records import Item
+    from formats.manifest import write_manifest
+    from formats.items import Item
     from agreement.score import ScoredItem, write_scored
 
     def item(i):

@@ -28,8 +28,8 @@ import pytest
 from click.testing import CliRunner
 
 from agreement.cli import cli
-from agreement.outdir import write_manifest
-from agreement.records import write_items
+from formats.manifest import write_manifest
+from formats.items import write_items
 from test_extract import toy_conllu, toy_treebank
 from test_nonce_cli import make_extract_dir
 from test_perturb import EN, paradigms

@@ -8,11 +8,11 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from agreement.blimp import PairSkips, join_words, read_blimp, split_words
+from formats.blimp import PairSkips, join_words, read_blimp, split_words
 from agreement.cli import cli
 from agreement.errors import AgreeError
-from agreement.multiblimp import read_multiblimp
-from agreement.papertab import detect_testset, load_testset
+from formats.multiblimp import read_multiblimp
+from formats.papertab import detect_testset, load_testset
 
 from conftest import shared_path
 

@@ -11,7 +11,9 @@ from click.testing import CliRunner
 
 from agreement.cli import cli
 from conftest import shared_path
-from lm.corpus import is_corpus_dir, load_corpus, prepare_corpus, read_counts, read_vocab
+from formats.errors import AgreeError
+from formats.vocab import read_vocab
+from lm.corpus import is_corpus_dir, load_corpus, prepare_corpus, read_counts
 from lm.errors import LMError
 from lm.wikidump import iter_pages, wikitext_to_paragraphs
 
@@ -228,7 +230,7 @@ class TestErrors:
         with pytest.raises(LMError, match=r"not a corpus directory \(no train.txt, valid.txt, test.txt, vocab.txt\)"):
             load_corpus(tmp_path)
         (tmp_path / "vocab.txt").write_text("the\n<eos>\n<unk>\n")
-        with pytest.raises(LMError, match="starts with <eos> and <unk>"):
+        with pytest.raises(AgreeError, match="starts with <eos> and <unk>"):
             read_vocab(tmp_path / "vocab.txt")
 
 

@@ -115,7 +115,7 @@ def test_timings_are_kept_beside_the_report(tiny):
 def _scored_fixture(tmp_path, outcomes):
     """A test set of original items (one attractor each) and nonce variants, and a
     scored items.tsv where model m is right on the first outcomes[m][cond] items."""
-    from agreement.records import Item, write_items
+    from formats.items import Item, write_items
 
     items, rows = [], []
     header = "item_id\tvariant\tperturbation\tconstruction\tattractors\tmodel\tlogp_correct\tlogp_wrong\tcorrect\toov"

@@ -7,9 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agreement.blimp import read_blimp
+from formats.blimp import read_blimp
 from agreement.cli import cli
-from agreement.records import Item, write_items
+from formats.items import Item, write_items
 
 from test_minimal_pairs import count_models  # noqa: F401  (fixture)
 

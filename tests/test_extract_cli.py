@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from agreement.cli import cli
-from agreement.records import read_items
+from formats.items import read_items
 from test_extract import toy_conllu, toy_treebank
 from treebanks.paradigms import ParadigmTable
 

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from agreement.cli import cli
-from agreement.colorlessgreen import read_colorlessgreen
+from formats.colorlessgreen import read_colorlessgreen
 from agreement.extract import ExtractConfig, extract_items
 from conftest import shared_path
 

@@ -14,7 +14,7 @@ import torch  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 
 from agreement.cli import cli  # noqa: E402
-from agreement.records import Item, write_items  # noqa: E402
+from formats.items import Item, write_items  # noqa: E402
 from lm.base import TargetQuery, load_model  # noqa: E402
 from lm.hf_load import load_hf_dir  # noqa: E402
 from hf_fixtures import build_tiny  # noqa: E402  (tests/ is on sys.path under pytest)
@@ -211,7 +211,7 @@ def _smollm2() -> Path:
 @pytest.mark.integration
 @pytest.mark.slow
 def test_smollm2_gguf_on_paper_items(shared, tmp_path):
-    from agreement.papertab import load_testset
+    from formats.papertab import load_testset
     from agreement.score import score_items
     from lm.hf_load import load_gguf_transformers
 

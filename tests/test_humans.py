@@ -5,7 +5,7 @@ import pytest
 
 from agreement.errors import AgreeError
 from agreement.humans import HumanIndex, model_human_agreement, read_humans
-from agreement.records import Item
+from formats.items import Item
 from agreement.score import ScoredItem
 
 TAB_HEADER = ["pattern", "constr_id", "sent_id", "correct_number", "form", "class", "type", "prefix",

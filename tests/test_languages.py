@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agreement.records import Item
+from formats.items import Item
 from agreement.score import ScoredItem, score_items, write_scored
 from agreement.summary import build_summary, render_markdown
 from lm.unigram import UnigramScorer

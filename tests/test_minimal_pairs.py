@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from agreement.cli import cli
-from agreement.colorlessgreen import read_colorlessgreen, write_colorlessgreen
+from formats.colorlessgreen import read_colorlessgreen, write_colorlessgreen
 from agreement.errors import AgreeError
-from agreement.papertab import detect_testset, load_testset
-from agreement.records import Item, write_items
+from formats.papertab import detect_testset, load_testset
+from formats.items import Item, write_items
 from lm.base import load_model
 
 torch = pytest.importorskip("torch")

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from agreement.records import Item
+from formats.items import Item
 from nonce.errors import NonceError
 from nonce.generate import NonceConfig, make_nonce
 from nonce.pool import CONTENT_POS, CandidatePool, Choices, PoolOptions, _choices

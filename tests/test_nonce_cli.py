@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from agreement.cli import cli
-from agreement.outdir import write_manifest
-from agreement.records import read_items, write_items
+from formats.manifest import write_manifest
+from formats.items import read_items, write_items
 from test_nonce import ITEMS, check_variant, make_table
 from treebanks.paradigms import ParadigmTable
 

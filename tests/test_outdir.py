@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from agreement.cli import cli, describe_os_error
-from agreement.records import write_items
+from formats.items import write_items
 from test_extract import toy_treebank
 from test_score_cli import ITEMS, SING, unigram
 from test_train import make_corpus

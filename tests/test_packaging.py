@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 import agreement
 from agreement.cli import cli
-from agreement.outdir import write_manifest
+from formats.manifest import write_manifest
 from lm.errors import LMError
 from lm.kenlm_backend import find_tool
 from lm.kenlm_build import build_kenlm, missing_prerequisites

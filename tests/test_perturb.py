@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from agreement.records import Item
+from formats.items import Item
 from nonce.errors import NonceError
 from nonce.perturb import aspect_names, get_aspect, perturb, perturb_items
 from nonce.perturb.qwerty import NEIGHBOURS

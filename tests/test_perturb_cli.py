@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from agreement.cli import cli
-from agreement.records import read_items, write_items
+from formats.items import read_items, write_items
 import numpy as np
 import torch
 

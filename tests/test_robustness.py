@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from agreement.records import Item
+from formats.items import Item
 from agreement.robustness import (parse_perturbation, plot_robustness, robustness_table, wilson,
                                   write_robustness_tsv)
 from agreement.score import ScoredItem

@@ -1,4 +1,4 @@
-"""agreement.score and agreement.papertab: scoring items, model specs, the paper's files."""
+"""agreement.score and formats.papertab: scoring items, model specs, the paper's files."""
 from __future__ import annotations
 
 import json
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from agreement.errors import AgreeError
-from agreement.papertab import (FREQ_MODEL, detect_testset, freq_baseline, load_testset,
+from formats.papertab import (FREQ_MODEL, detect_testset, freq_baseline, load_testset,
                                 read_paper_tab, scores_from_column)
-from agreement.records import Item, write_items
+from formats.items import Item, write_items
 from agreement.score import (SCORED_COLUMNS, ScoredItem, condition, default_group,
                              parse_model_specs, score_items, write_scored)
 from lm.base import Scorer

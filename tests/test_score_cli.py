@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from agreement.cli import cli
-from agreement.records import Item, write_items
+from formats.items import Item, write_items
 
 HEADER = ("pattern\tconstr_id\tsent_id\tcorrect_number\tform\tclass\ttype\tprefix\tn_attr\tpunct\tfreq\t"
           "len_context\tlen_prefix\tsent\tfull_id\tmturk_count\tm1\tm2")

@@ -56,11 +56,11 @@ def test_english_model_and_unigram(tmp_path, shared):
 
 @pytest.mark.parametrize("lang,n", [("Italian", 1190), ("English", 410)])
 def test_the_released_test_set_reads_the_same_items(shared, lang, n):
-    """The generated.text/.gold set (read by agreement.colorlessgreen) and the evaluation
+    """The generated.text/.gold set (read by formats.colorlessgreen) and the evaluation
     output hold the same items, so outputs, judgments and our scores line up."""
-    from agreement.papertab import load_testset
+    from formats.papertab import load_testset
 
-    pytest.importorskip("agreement.colorlessgreen")
+    pytest.importorskip("formats.colorlessgreen")
     tab = load_testset(shared("colorlessgreen", lang, "best_model.tab"))
     generated = load_testset(shared("colorlessgreen", lang))
     assert generated.kind == "colorlessgreen"

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from agreement.records import Item
+from formats.items import Item
 from nonce.errors import NonceError
 from nonce.pool import CandidatePool, PoolOptions
 from nonce.systematicity import make_swaps

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from agreement.outdir import write_manifest
+from formats.manifest import write_manifest
 from lm.base import load_model
 from lm.corpus import prepare_corpus
 from lm.errors import LMError

@@ -60,7 +60,7 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, 
     from agreement.analysis.rows import read_scored
     from agreement.analysis.run import analyze as run_analysis
     from agreement.humans import read_humans
-    from agreement.outdir import atomic_output_dir, write_manifest
+    from formats.manifest import atomic_output_dir, write_manifest
 
     if n_boot < 10:
         raise AgreeError(f"--n-boot must be at least 10, not {n_boot}")

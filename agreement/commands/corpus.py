@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from agreement.options import POSITIVE_INT, PROBABILITY, log, out_option, quiet_option, seed_option, warn
-from agreement.outdir import atomic_output_dir, write_manifest
+from formats.manifest import atomic_output_dir, write_manifest
 
 
 @click.command()

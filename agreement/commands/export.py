@@ -33,10 +33,10 @@ def export(testsets, fmt, lang, out, force, quiet):
       agree export en-nonce --format blimp --out en-blimp
       agree score en-blimp --model runs/kn5 --method sentence --out en-blimp-scores
     """
-    from agreement.blimp import write_blimp
-    from agreement.multiblimp import write_multiblimp
-    from agreement.outdir import atomic_output_dir, write_manifest
-    from agreement.papertab import detect_testset, load_testset, testset_files
+    from formats.blimp import write_blimp
+    from formats.multiblimp import write_multiblimp
+    from formats.manifest import atomic_output_dir, write_manifest
+    from formats.papertab import detect_testset, load_testset, testset_files
     from agreement.score import condition
 
     with atomic_output_dir(out, "export", testsets, force, quiet) as tmp:

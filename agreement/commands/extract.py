@@ -4,11 +4,12 @@ from __future__ import annotations
 import click
 
 from agreement.extract import (CONSTRUCTIONS_FILE, ExtractConfig, extract_items, parse_features, parse_values,
-                               read_vocab, summary_table, write_constructions)
+                               summary_table, write_constructions)
 from agreement.options import POSITIVE_INT, COUNT, log, out_option, quiet_option, warn
-from agreement.outdir import atomic_output_dir, write_manifest
+from formats.manifest import atomic_output_dir, write_manifest
 from treebanks.cache import default_cache_dir
-from agreement.records import ITEMS_FILE, write_items
+from formats.items import ITEMS_FILE, write_items
+from formats.vocab import vocab_words
 from treebanks.paradigms import MODES, PARADIGMS_FILE
 
 
@@ -68,7 +69,7 @@ def extract(treebanks, out, force, features, values, lang, min_count, min_distan
     """
     config = ExtractConfig(features=parse_features(features), min_count=min_count, min_distance=min_distance,
                            max_distance=max_distance, alt=alt, values=parse_values(values), infer_verb_number=infer_verb_number,
-                           vocab=read_vocab(vocab) if vocab else None, lang=lang, explain=tuple(explain),
+                           vocab=vocab_words(vocab) if vocab else None, lang=lang, explain=tuple(explain),
                            quiet=quiet, cache_dir=None if no_cache else str(default_cache_dir()), workers=workers)
     with atomic_output_dir(out, "extract", [*treebanks, vocab], force, quiet) as tmp:
         result = extract_items(treebanks, config)
@@ -80,7 +81,7 @@ def extract(treebanks, out, force, features, values, lang, min_count, min_distan
         write_constructions(tmp / CONSTRUCTIONS_FILE, result, config.features)
         result.paradigms.save(tmp / PARADIGMS_FILE)
         if fmt == "colorlessgreen":
-            from agreement.colorlessgreen import write_colorlessgreen
+            from formats.colorlessgreen import write_colorlessgreen
             write_colorlessgreen(result.items, tmp, features=config.features,
                                  frequencies=result.paradigms.form_counts())
         write_manifest(tmp, "extract", list(result.files) + ([vocab] if vocab else []),

@@ -31,7 +31,7 @@ def import_model(fmt, checkpoint, vocab, out, force, quiet):
       agree score ../shared/data/colorlessgreen/English/generated --model runs/gulordava-en --out s
     """
     # torch is imported by lm.released; loaded only when this command runs
-    from agreement.outdir import atomic_output_dir, write_manifest
+    from formats.manifest import atomic_output_dir, write_manifest
     from lm.released import import_released
 
     with atomic_output_dir(out, "import-model", [checkpoint, vocab], force, quiet) as tmp:

@@ -7,10 +7,10 @@ import shutil
 import click
 
 from agreement.options import COUNT, PROBABILITY, log, out_option, quiet_option, seed_option, warn
-from agreement.outdir import atomic_output_dir, write_manifest
-from agreement.records import write_items
+from formats.manifest import atomic_output_dir, write_manifest
+from formats.items import write_items
 from nonce.generate import (SAMPLING_CHOICES, NonceConfig, make_nonce, read_extract_dir,
-                            read_vocab_file, vocab_path)
+                            treebank_vocab, vocab_path)
 from nonce.vowels import VOWEL_RULE_CHOICES, vowel_rule_on
 
 
@@ -52,7 +52,7 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
         src = read_extract_dir(extract_dir)
         if not src.items:
             warn(f"{extract_dir}: the test set has no items, so there is nothing to vary")
-        words = read_vocab_file(vocab, src.table) if vocab else None
+        words = treebank_vocab(vocab, src.table) if vocab else None
         config = NonceConfig(n=n, ambiguity=ambiguity, vocab=words, lang=src.lang, vowel_rule=vowel_rule,
                              sampling=sampling, features=src.features, alternative_mode=src.alternative_mode,
                              values=src.values)
@@ -62,7 +62,7 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
             if (src.path / name).is_file():
                 shutil.copyfile(src.path / name, tmp / name)
         if fmt == "colorlessgreen":  # freq column: treebank counts, as agree extract writes it
-            from agreement.colorlessgreen import write_colorlessgreen
+            from formats.colorlessgreen import write_colorlessgreen
             write_colorlessgreen(result.items, tmp, features=src.features, frequencies=src.table.form_counts())
         params = {"n": n, "seed": seed, "ambiguity": ambiguity, "sampling": sampling,
                   "vowel_rule": vowel_rule, "vowel_rule_applied": vowel_rule_on(src.lang, vowel_rule),

@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from agreement.options import FINITE, log, out_option, quiet_option, seed_option, warn
-from agreement.outdir import atomic_output_dir, write_manifest
-from agreement.records import read_items, write_items
+from formats.manifest import atomic_output_dir, write_manifest
+from formats.items import read_items, write_items
 from nonce.errors import NonceError
 
 

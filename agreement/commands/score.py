@@ -100,8 +100,8 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     probability that the next piece starts a new word; a tie is never correct.
     """
     from agreement.humans import HumanIndex, check_coverage, read_humans
-    from agreement.outdir import atomic_output_dir, write_manifest
-    from agreement.published import is_blimp_humans
+    from formats.manifest import atomic_output_dir, write_manifest
+    from formats.published import is_blimp_humans
     from agreement.score import parse_model_specs, split_model_value, write_scored
     from agreement.summary import main_table, write_report
 
@@ -115,7 +115,7 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
                              f"did agree extract find no constructions?)")
         index = None
         if humans and is_blimp_humans(humans):
-            pass  # per-paradigm shares, joined after scoring (agreement.published)
+            pass  # per-paradigm shares, joined after scoring (formats.published)
         elif humans:
             index = HumanIndex(read_humans(humans))
             n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
@@ -155,7 +155,7 @@ def _load_sets(testsets, fmt: str, method: str, quiet: bool):
     import dataclasses
 
     from agreement.errors import AgreeError
-    from agreement.papertab import load_testset
+    from formats.papertab import load_testset
     from agreement.score import split_for_method
 
     sets, notes = [], []
@@ -193,7 +193,7 @@ def _score(tmp: Path, sets, specs, surprisal: bool, units: str, **options):
 
 def _inputs(testsets, fmt: str, specs, humans, reference) -> list[str]:
     """Every input file or directory, once, for the manifest."""
-    from agreement.papertab import detect_testset, testset_files
+    from formats.papertab import detect_testset, testset_files
 
     inputs = [p for t in testsets for p in testset_files(detect_testset(t, fmt)[1])]
     inputs += [s.directory for s in specs] + ([humans] if humans else [])
@@ -203,7 +203,7 @@ def _inputs(testsets, fmt: str, specs, humans, reference) -> list[str]:
 
 def _published(humans, reference, scored) -> dict:
     """BLiMP per-paradigm humans and published accuracies as summary parts."""
-    from agreement.published import (humans_summary, read_blimp_humans, read_reference,
+    from formats.published import (humans_summary, read_blimp_humans, read_reference,
                                       reference_summary)
 
     out = {}

@@ -7,9 +7,9 @@ import shutil
 import click
 
 from agreement.options import log, out_option, quiet_option, seed_option
-from agreement.outdir import atomic_output_dir, write_manifest
-from agreement.records import write_items
-from nonce.generate import NonceConfig, read_extract_dir, read_vocab_file, vocab_path
+from formats.manifest import atomic_output_dir, write_manifest
+from formats.items import write_items
+from nonce.generate import NonceConfig, read_extract_dir, treebank_vocab, vocab_path
 from nonce.pool import CandidatePool
 from nonce.systematicity import make_swaps
 
@@ -39,7 +39,7 @@ def swap_targets(extract_dir, k, vocab, seed, out, force, quiet):
       agree analyze en-swaps-scored --out en-swaps-analysis
     """
     src = read_extract_dir(extract_dir)
-    words = read_vocab_file(vocab, src.table) if vocab else None
+    words = treebank_vocab(vocab, src.table) if vocab else None
     config = NonceConfig(vocab=words, lang=src.lang, features=src.features,
                          alternative_mode=src.alternative_mode)
     result = make_swaps(src.items, CandidatePool(src.table, config.pool_options()), k, random.Random(seed))

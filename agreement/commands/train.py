@@ -65,7 +65,7 @@ def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, o
       agree train-lm kind-it.txt --lang it --arch transformer --size small \\
         --tokenizer sentencepiece --out it-tf
     """
-    from agreement.outdir import write_manifest
+    from formats.manifest import write_manifest
     from lm.train import train_lm as train
 
     params = {"arch": arch, "lang": lang, "size": size, "epochs": epochs, "max_steps": max_steps,

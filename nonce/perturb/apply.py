@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from agreement.records import Item
+from formats.items import Item
 from nonce.perturb.base import Aspect, Draft, get_aspect
 
 

@@ -26,7 +26,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Sequence
 
-from agreement.records import Item
+from formats.items import Item
 from nonce.errors import NonceError
 
 #: where the words an aspect may change are taken from (cue and target always excluded)

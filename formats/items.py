@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from agreement.errors import AgreeError
+from formats.errors import AgreeError
 
 ITEMS_FILE = "items.tsv"
 

@@ -17,7 +17,7 @@ head, head_idx       the verb's head, when it is not the verb
 
 Other columns (an unnamed index column written by pandas, ids) are ignored; only
 ``sen`` and ``wrong_sen`` are required. A row becomes an Item by the rule of
-:mod:`agreement.blimp` (whitespace words, final punctuation split off, the single
+:mod:`formats.blimp` (whitespace words, final punctuation split off, the single
 differing word is the target); the construction is ``<lang> <phenomenon>`` (or
 whichever of the two is present), so tables break down by language and phenomenon.
 
@@ -31,9 +31,9 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from agreement.blimp import AGREE_FIELDS, PairSkips, expand_files, join_words, pair_item
-from agreement.errors import AgreeError
-from agreement.records import Item
+from formats.blimp import AGREE_FIELDS, PairSkips, expand_files, join_words, pair_item
+from formats.errors import AgreeError
+from formats.items import Item
 
 REQUIRED = ("sen", "wrong_sen")
 COLUMNS = ("sen", "verb", "verb_idx", "wrong_sen", "wrong_verb", "phenomenon", "lang",

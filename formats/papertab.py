@@ -15,8 +15,8 @@ A TESTSET argument of ``agree score`` is one of (:func:`detect_testset`):
                     prefix such as ``.../generated``, or one of those files);
 ``paper-tab``       a paper ``.tab`` file (``generated.tab`` or an evaluation output);
 ``blimp``           BLiMP ``.jsonl`` paradigms (a file or a directory of them,
-                    :mod:`agreement.blimp`);
-``multiblimp``      MultiBLiMP ``.tsv`` files (a file or a directory, :mod:`agreement.multiblimp`).
+                    :mod:`formats.blimp`);
+``multiblimp``      MultiBLiMP ``.tsv`` files (a file or a directory, :mod:`formats.multiblimp`).
 
 The ``colorlessgreen`` kind covers every set the paper released: with or without
 ``.tab`` (Russian, Hebrew), and the Linzen et al. (2016) subset with its 4-column ``.gold``.
@@ -30,8 +30,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agreement.errors import AgreeError, names_undecodable
-from agreement.records import ITEMS_FILE, Item, read_items
+from formats.errors import AgreeError, names_undecodable
+from formats.items import ITEMS_FILE, Item, read_items
 
 #: Columns of the paper's .tab files that are not model outputs.
 STANDARD_COLUMNS = ("pattern", "constr_id", "sent_id", "correct_number", "form", "class", "type",
@@ -204,8 +204,8 @@ def testset_files(path: Path) -> list[Path]:
 def detect_testset(path: str | os.PathLike, fmt: str = "auto") -> tuple[str, Path]:
     """Which kind of test set ``path`` is, and the path to hand to its reader
     (``fmt``: one of :data:`FORMATS`; ``auto`` detects)."""
-    from agreement.blimp import looks_like_blimp
-    from agreement.multiblimp import looks_like_multiblimp
+    from formats.blimp import looks_like_blimp
+    from formats.multiblimp import looks_like_multiblimp
 
     path = Path(path)
     if fmt not in FORMATS:
@@ -251,8 +251,8 @@ def load_testset(path: str | os.PathLike, fmt: str = "auto") -> TestSet:
     """Detect (or take ``fmt``) and read one TESTSET argument."""
     kind, target = detect_testset(path, fmt)
     if kind in ("blimp", "multiblimp"):
-        from agreement.blimp import PairSkips, read_blimp
-        from agreement.multiblimp import read_multiblimp
+        from formats.blimp import PairSkips, read_blimp
+        from formats.multiblimp import read_multiblimp
 
         skips = PairSkips()
         items = (read_blimp if kind == "blimp" else read_multiblimp)(target, skips)
@@ -263,11 +263,11 @@ def load_testset(path: str | os.PathLike, fmt: str = "auto") -> TestSet:
         table = read_paper_tab(target)
         return TestSet(str(path), kind, table.items, table)
     try:
-        from agreement.colorlessgreen import read_colorlessgreen
+        from formats.colorlessgreen import read_colorlessgreen
     except ImportError:  # extract helper's reader absent: the set's own .tab has the items
         tab = target.with_name(target.name + ".tab")
         if not tab.is_file():
             raise AgreeError(f"{path}: reading the generated.text/.gold set needs "
-                             "agreement.colorlessgreen, which is not installed") from None
+                             "formats.colorlessgreen, which is not installed") from None
         return TestSet(str(path), kind, read_paper_tab(tab).items)
     return TestSet(str(path), kind, tuple(read_colorlessgreen(target)))

@@ -1,7 +1,7 @@
 """The ``--out`` policy of every command, in one place.
 
-(Here rather than in ``agreement.outdir`` because ``lm`` must not import
-``agreement``; ``agreement.outdir`` builds its ``atomic_output_dir`` on it and
+(Here rather than in ``formats.manifest`` because ``lm`` must not import
+``agreement``; ``formats.manifest`` builds its ``atomic_output_dir`` on it and
 ``lm.train`` uses it for ``OUT`` and ``OUT.partial``.)
 
 The rules, so that nothing a user did not ask agree to replace is ever lost:
@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from lm.errors import LMError
+from formats.errors import AgreeError
 
 MANIFEST = "manifest.json"
 _LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>\d+)(?:-.*)?$")
@@ -45,7 +45,7 @@ def resolve_out(out: str | os.PathLike) -> Path:
     (``--out .`` is the current directory, replaced under the same rules)."""
     resolved = Path(os.path.realpath(Path(out).expanduser()))
     if resolved.parent == resolved:
-        raise LMError(f"{out}: cannot write to the root directory; choose another --out")
+        raise AgreeError(f"{out}: cannot write to the root directory; choose another --out")
     return resolved
 
 
@@ -69,7 +69,7 @@ def is_output_of(directory: Path, command: str | None) -> bool:
 
 def check_out(out: str | os.PathLike, command: str | None, inputs: Iterable = (),
               force: bool = False) -> Path:
-    """Raise :class:`LMError` unless ``out`` may be written by ``agree COMMAND``
+    """Raise :class:`AgreeError` unless ``out`` may be written by ``agree COMMAND``
     (rules 2 and 3 above); returns the resolved path."""
     target = resolve_out(out)
     name = shown(out)
@@ -85,13 +85,13 @@ def check_out(out: str | os.PathLike, command: str | None, inputs: Iterable = ()
             relation = "lies inside"
         else:
             continue
-        raise LMError(f"{name}: --out {relation} the input {given}; choose another --out "
+        raise AgreeError(f"{name}: --out {relation} the input {given}; choose another --out "
                       f"(agree never writes into its inputs)")
     ancestor = target.parent
     while not ancestor.exists():
         ancestor = ancestor.parent
     if not ancestor.is_dir():
-        raise LMError(f"{name}: {ancestor} is a file, not a directory; choose another --out")
+        raise AgreeError(f"{name}: {ancestor} is a file, not a directory; choose another --out")
     check_replaceable(target, command, force, name)
     return target
 
@@ -103,14 +103,14 @@ def check_replaceable(target: Path, command: str | None, force: bool, name: str 
     if not os.path.lexists(target):
         return
     if not target.is_dir():
-        raise LMError(f"{name}: exists and is not a directory; choose another --out")
+        raise AgreeError(f"{name}: exists and is not a directory; choose another --out")
     if force or is_output_of(target, command):
         return
     held = sorted(os.listdir(target))
     if held:
         listed = ", ".join(held[:5]) + (f", ... ({len(held)} entries)" if len(held) > 5 else "")
         what = f"`agree {command}`" if command else "agree"
-        raise LMError(f"{name}: exists and is not an output of {what} (holds {listed}); "
+        raise AgreeError(f"{name}: exists and is not an output of {what} (holds {listed}); "
                       f"use --force to replace it")
 
 
@@ -165,7 +165,7 @@ def output_lock(target: Path, quiet: bool = False) -> Iterator[Path]:
             if not _owner_gone(lock, owner):
                 who = (f"pid {owner['pid']} on {owner.get('host')}, started {owner.get('started')}"
                        if owner else "a run starting now")
-                raise LMError(f"{target}: another agree run is writing it ({who}); wait for it to "
+                raise AgreeError(f"{target}: another agree run is writing it ({who}); wait for it to "
                               f"finish, or delete {lock} if that run is gone") from None
             lock.unlink(missing_ok=True)
             note(f"removed the stale lock {lock} (its run, pid "
@@ -175,7 +175,7 @@ def output_lock(target: Path, quiet: bool = False) -> Iterator[Path]:
             json.dump(mine, fh)
         break
     else:
-        raise LMError(f"{lock}: could not take the lock; delete it if no agree run is writing {target}")
+        raise AgreeError(f"{lock}: could not take the lock; delete it if no agree run is writing {target}")
     try:
         yield lock
     finally:
@@ -269,7 +269,6 @@ def replace_dir(src: Path, dst: Path, overwrite: bool = True) -> None:
         os.replace(src, dst)
 
 
-VOCAB_CHECKSUM = "vocab_sha256"
 
 
 def sha256_of(path: str | os.PathLike) -> str:
@@ -279,18 +278,6 @@ def sha256_of(path: str | os.PathLike) -> str:
             h.update(block)
     return h.hexdigest()
 
-
-def check_vocab(model_dir: Path, config: dict, vocab_file: str = "vocab.txt") -> None:
-    """A model's vocab.txt must be the one it was trained with: config.json stores its
-    sha256 (a shuffled vocabulary of the right size would silently score the wrong
-    words). Configs written before the checksum existed are accepted as they are."""
-    expected = config.get(VOCAB_CHECKSUM)
-    path = Path(model_dir) / vocab_file
-    if expected is None or not path.is_file():
-        return
-    if sha256_of(path) != expected:
-        raise LMError(f"{path}: not the vocabulary this model was trained with (its sha256 differs "
-                      f"from {VOCAB_CHECKSUM} in config.json); restore the original vocab.txt")
 
 
 def note(message: str, quiet: bool = False) -> None:

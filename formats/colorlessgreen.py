@@ -34,8 +34,8 @@ import os
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from agreement.errors import AgreeError
-from agreement.records import Item
+from formats.errors import AgreeError
+from formats.items import Item
 from treebanks.features import format_feats, parse_feats
 
 SUFFIXES = (".text", ".gold", ".eval", ".tab")

@@ -17,10 +17,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from agreement import __version__
-from lm.files import claim_output, commit_dir, make_tmp_dir, replace_dir, sha256_of  # noqa: F401  (re-exported)
+from formats.files import claim_output, commit_dir, make_tmp_dir, replace_dir, sha256_of  # noqa: F401  (re-exported)
 
 MANIFEST = "manifest.json"
+
+try:
+    # One place for the version: setup.cfg's [metadata] version, as installed.
+    AGREE_VERSION = metadata.version("agree")
+except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    AGREE_VERSION = "0+unknown"
 _PACKAGES = ("torch", "numpy", "conllu", "kenlm", "sentencepiece", "click",
              "mwxml", "mwparserfromhell", "matplotlib")
 
@@ -30,7 +35,7 @@ def atomic_output_dir(out: str | os.PathLike, command: str | None = None, inputs
                       force: bool = False, quiet: bool = False) -> Iterator[Path]:
     """Yield a fresh temporary directory beside ``out``; on success it replaces ``out``.
 
-    The one ``--out`` policy (see :mod:`lm.files`): ``out`` is checked before any
+    The one ``--out`` policy (see :mod:`formats.files`): ``out`` is checked before any
     work (an existing directory is replaced only when it is empty or an output of
     ``agree COMMAND``, or with ``force``; it may not be, contain or lie inside one
     of ``inputs``), locked while the command runs, and leftovers of killed runs
@@ -88,7 +93,7 @@ def describe_inputs(paths: Iterable[str | os.PathLike]) -> list[dict[str, Any]]:
 
 
 def versions() -> dict[str, str]:
-    out = {"python": platform.python_version(), "agree": __version__}
+    out = {"python": platform.python_version(), "agree": AGREE_VERSION}
     for name in _PACKAGES:
         try:
             out[name] = metadata.version(name)

@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from agreement.errors import AgreeError
+from formats.errors import AgreeError
 
 HUMANS = "humans"
 #: models_summary.jsonl keys that are not model columns

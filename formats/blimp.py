@@ -6,8 +6,8 @@ per line: ``sentence_good``, ``sentence_bad``, ``UID`` (the paradigm), ``linguis
 ``two_prefix_method`` and, for one-prefix pairs, ``one_prefix_prefix`` and
 ``one_prefix_word_good``/``_bad``.
 
-A pair becomes one :class:`agreement.records.Item` (:func:`pair_item`, shared with
-:mod:`agreement.multiblimp`):
+A pair becomes one :class:`formats.items.Item` (:func:`pair_item`, shared with
+:mod:`formats.multiblimp`):
 
 * words: each sentence split on whitespace, and a run of sentence-final ``.``/``?``/``!``
   split off the last word as its own token (``"herself."`` -> ``herself`` ``.``), as
@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from agreement.errors import AgreeError
-from agreement.records import Item
+from formats.errors import AgreeError
+from formats.items import Item
 
 _FINAL_PUNCT = re.compile(r"^(.*?[^.?!])([.?!]+)$")
 #: fields our exporter adds so that a round trip restores the items
