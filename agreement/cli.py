@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import importlib
 import os
+import sys
 
 import click
 
@@ -45,6 +46,13 @@ class AgreeGroup(click.Group):
             return None
         module, attr = COMMANDS[name]
         return getattr(importlib.import_module(module), attr)
+
+    def main(self, args=None, *rest, **extra):
+        # The command line is recorded here, the one place that sees it whole, and
+        # handed to manifests through the context (no global sys.argv below the edge).
+        args = list(sys.argv[1:] if args is None else args)
+        extra.setdefault("obj", {"argv": args})
+        return super().main(args, *rest, **extra)
 
     def invoke(self, ctx):
         # The one edge: every fault becomes one ``Error: ...`` line (exit 1), an

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -151,7 +150,7 @@ def _agree(args: Sequence[str]) -> str:
 
     out = io.StringIO()
     try:
-        with _argv(args), contextlib.redirect_stdout(out):
+        with contextlib.redirect_stdout(out):
             cli.main(args=list(args), prog_name="agree", standalone_mode=False)
     except click.exceptions.Exit as e:   # --help and friends; not used by the demo
         if e.exit_code:
@@ -159,15 +158,9 @@ def _agree(args: Sequence[str]) -> str:
     return out.getvalue()
 
 
-@contextlib.contextmanager
-def _argv(args: Sequence[str]) -> Iterator[None]:
-    """``sys.argv`` as if ``agree ARGS`` had been typed: manifests record it."""
-    old = sys.argv
-    sys.argv = ["agree", *args]
-    try:
-        yield
-    finally:
-        sys.argv = old
+def _demo_argv(config: DemoConfig) -> list[str]:
+    """The demo's own command line as its manifests record it."""
+    return ["demo", "--size", config.size, "--seed", str(config.seed)]
 
 
 def commands(config: DemoConfig) -> list[list[str]]:
@@ -211,12 +204,11 @@ def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig(),
             f"{config.corpus_tokens} corpus tokens (seed {config.seed})", quiet)
         synth = write_synthetic("synth", seed=config.seed, sentences=config.sentences,
                                 corpus_tokens=config.corpus_tokens, config=config.grammar)
-        with _argv(["demo", "--size", config.size, "--seed", str(config.seed)]):
-            write_manifest("synth", "demo:synthlang", [], {"seed": config.seed, "sentences": config.sentences,
-                                                           "corpus_tokens": config.corpus_tokens,
-                                                           "grammar": asdict(config.grammar)},
-                           counts={"corpus_sentences": synth.corpus_sentences,
-                                   "corpus_tokens": synth.corpus_tokens})
+        write_manifest("synth", "demo:synthlang", [], {"seed": config.seed, "sentences": config.sentences,
+                                                       "corpus_tokens": config.corpus_tokens,
+                                                       "grammar": asdict(config.grammar)},
+                       argv=_demo_argv(config), counts={"corpus_sentences": synth.corpus_sentences,
+                                                        "corpus_tokens": synth.corpus_tokens})
         timings.append(("generate the language", time.perf_counter() - t))
         for i, args in enumerate(steps, start=2):
             t = time.perf_counter()
@@ -247,8 +239,8 @@ def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig(),
         finding = state_finding(figs, models)
         acc = {m.name: {f"{c}{'_attr' if a else ''}": accuracy(figs, m.name, c, attracted=a)
                         for c in ("original", "nonce") for a in (False, True)} for m in MODELS}
-        with _argv(["demo", "--size", config.size, "--seed", str(config.seed)]):
-            write_manifest(".", "demo", [], _parameters(config), accuracy=acc, finding=finding)
+        write_manifest(".", "demo", [], _parameters(config), argv=_demo_argv(config), accuracy=acc,
+                       finding=finding)
         timings.append(("report", time.perf_counter() - t))
         wall = time.perf_counter() - start
         Path(TIMINGS_FILE).write_text("step\tseconds\n" + "".join(f"{k}\t{v:.1f}\n" for k, v in timings)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from agreement.errors import AgreeError, names_undecodable
+from formats.errors import AgreeError, names_undecodable
 from formats.items import Item
 from agreement.stats import pearson, spearman
 

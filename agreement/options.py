@@ -10,6 +10,14 @@ import math
 
 import click
 
+def invocation_argv() -> list[str]:
+    """The command line after ``agree`` that is running (manifests record it), as
+    :meth:`agreement.cli.AgreeGroup.main` received it; empty outside the CLI."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    return list(obj.get("argv", ())) if isinstance(obj, dict) else []
+
+
 _out = click.option(
     "--out", "out", required=True, type=click.Path(file_okay=False),
     help="Output directory, written atomically (it appears whole or not at all). An existing "

@@ -16,7 +16,7 @@ matplotlib.use("Agg")  # files only; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 
 from agreement.humans import HumanIndex  # noqa: E402
-from agreement.score import ScoredItem, condition  # noqa: E402
+from formats.scored import ScoredItem, condition
 from agreement.summary import HUMANS  # noqa: E402
 
 #: Conditions plotted side by side (perturbations have their own robustness plot).

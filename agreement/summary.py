@@ -21,7 +21,8 @@ import numpy as np
 
 from agreement.humans import HumanIndex, model_human_agreement
 from formats.papertab import FREQ_MODEL
-from agreement.score import ScoredItem, condition, oov_counts
+from formats.scored import ScoredItem, condition
+from agreement.score import oov_counts
 from agreement.stats import N_BOOT, bootstrap_ci, mean_sd, paired_tests
 
 HUMANS = "humans"

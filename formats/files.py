@@ -1,8 +1,7 @@
 """The ``--out`` policy of every command, in one place.
 
-(Here rather than in ``formats.manifest`` because ``lm`` must not import
-``agreement``; ``formats.manifest`` builds its ``atomic_output_dir`` on it and
-``lm.train`` uses it for ``OUT`` and ``OUT.partial``.)
+(``formats.manifest`` builds its ``atomic_output_dir`` on it; ``lm.train`` uses it
+for ``OUT`` and ``OUT.partial``.)
 
 The rules, so that nothing a user did not ask agree to replace is ever lost:
 

@@ -10,14 +10,13 @@ import json
 import os
 import platform
 import shutil
-import sys
 import tempfile
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
-from formats.files import claim_output, commit_dir, make_tmp_dir, replace_dir, sha256_of  # noqa: F401  (re-exported)
+from formats.files import claim_output, commit_dir, make_tmp_dir, sha256_of
 
 MANIFEST = "manifest.json"
 
@@ -103,14 +102,15 @@ def versions() -> dict[str, str]:
 
 
 def write_manifest(directory: str | os.PathLike, command: str, inputs: Iterable[str | os.PathLike],
-                   parameters: dict[str, Any], **extra: Any) -> dict[str, Any]:
+                   parameters: dict[str, Any], *, argv: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
     """Write ``manifest.json``: what ran, on which inputs (with checksums), with which
     parameters and package versions, plus any command-specific counts in ``extra``.
 
+    ``argv`` is the command line after ``agree`` (the CLI passes what it was given).
     No timestamp: the same inputs and seed give a byte-identical directory."""
     manifest = {
         "command": command,
-        "argv": sys.argv[1:],
+        "argv": list(argv),
         "inputs": describe_inputs(inputs),
         "parameters": {k: _jsonable(v) for k, v in parameters.items()},
         "versions": versions(),

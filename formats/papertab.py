@@ -32,6 +32,7 @@ from pathlib import Path
 
 from formats.errors import AgreeError, names_undecodable
 from formats.items import ITEMS_FILE, Item, read_items
+from formats.scored import ScoredItem
 
 #: Columns of the paper's .tab files that are not model outputs.
 STANDARD_COLUMNS = ("pattern", "constr_id", "sent_id", "correct_number", "form", "class", "type",
@@ -146,8 +147,6 @@ def scores_from_column(table: PaperTable, column: str, testset: str = ""):
     """The log-probabilities of a model column as ``ScoredItem`` records (model = column).
 
     Raises :class:`AgreeError` listing the model columns when ``column`` is absent."""
-    from agreement.score import ScoredItem
-
     if column not in table.model_columns:
         available = ", ".join(table.model_columns) or "none"
         raise AgreeError(f"{table.path}: no model column {column!r} (model columns: {available})")
@@ -159,8 +158,6 @@ def freq_baseline(table: PaperTable, testset: str = ""):
     """The paper's unigram baseline from the ``freq`` column: the more frequent form
     wins, a tie is undecidable (reported apart). ``logp_*`` hold natural-log *counts* (unnormalised: the
     corpus size cancels in the comparison). Empty when the file has no ``freq``."""
-    from agreement.score import ScoredItem
-
     if "freq" not in table.values:
         return []
     log = lambda n: math.log(n) if n > 0 else float("-inf")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from formats.errors import AgreeError
+from formats.scored import condition
 
 HUMANS = "humans"
 #: models_summary.jsonl keys that are not model columns
@@ -112,8 +113,6 @@ def paradigm_rows(label: str, kind: str, figures: Mapping[str, float],
 
 def constructions_of(scored: Iterable) -> dict[str, set]:
     """construction -> the conditions it is scored in."""
-    from agreement.score import condition
-
     out: dict[str, set] = {}
     for s in scored:
         out.setdefault(s.item.construction, set()).add(condition(s.item))

@@ -276,7 +276,7 @@ def test_undecidable_rows_are_left_out_and_counted(tmp_path):
     from agreement.analysis.rows import read_scored
     from formats.manifest import write_manifest
     from formats.items import Item
-    from agreement.score import ScoredItem, write_scored
+    from formats.scored import ScoredItem, write_scored
 
     def item(i):
         return Item(f"i{i}", 0, "NOUN VERB", "L", ("the", "dog", "runs"), ("DET", "NOUN", "VERB"),

@@ -63,7 +63,7 @@ def base(tmp_path_factory) -> Path:
 
 def scored_dir(path: Path) -> None:
     """A small `agree score` output (two models over the toy items), for analyze's rows."""
-    from agreement.score import ScoredItem, write_scored
+    from formats.scored import ScoredItem, write_scored
     path.mkdir()
     rows = [ScoredItem(it, m, m, "lstm", -1.0 - k, -2.0 + (i % 3), testset="t")
             for k, m in enumerate(("m1", "m2")) for i, it in enumerate(EN)]

@@ -6,7 +6,7 @@ import pytest
 from agreement.errors import AgreeError
 from agreement.humans import HumanIndex, model_human_agreement, read_humans
 from formats.items import Item
-from agreement.score import ScoredItem
+from formats.scored import ScoredItem
 
 TAB_HEADER = ["pattern", "constr_id", "sent_id", "correct_number", "form", "class", "type", "prefix",
               "n_attr", "punct", "freq", "len_context", "len_prefix", "sent", "full_id", "mturk_count"]

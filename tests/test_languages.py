@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from formats.items import Item
-from agreement.score import ScoredItem, score_items, write_scored
+from formats.scored import ScoredItem, write_scored
+from agreement.score import score_items
 from agreement.summary import build_summary, render_markdown
 from lm.unigram import UnigramScorer
 

@@ -6,7 +6,7 @@ import pytest
 from formats.items import Item
 from agreement.robustness import (parse_perturbation, plot_robustness, robustness_table, wilson,
                                   write_robustness_tsv)
-from agreement.score import ScoredItem
+from formats.scored import ScoredItem
 
 
 def scored(label, model, right, wrong, variant=0):

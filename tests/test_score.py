@@ -11,8 +11,8 @@ from agreement.errors import AgreeError
 from formats.papertab import (FREQ_MODEL, detect_testset, freq_baseline, load_testset,
                                 read_paper_tab, scores_from_column)
 from formats.items import Item, write_items
-from agreement.score import (SCORED_COLUMNS, ScoredItem, condition, default_group,
-                             parse_model_specs, score_items, write_scored)
+from formats.scored import SCORED_COLUMNS, ScoredItem, condition, write_scored
+from agreement.score import default_group, parse_model_specs, score_items
 from lm.base import Scorer
 from lm.errors import LMError
 

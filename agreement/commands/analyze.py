@@ -6,6 +6,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from agreement.options import invocation_argv
 from agreement.options import log, out_option, quiet_option, seed_option
 
 
@@ -82,7 +83,7 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, 
         write_manifest(tmp, "analyze", inputs + ([humans_path] if humans_path else []), {
             "score_dirs": list(score_dirs), "humans": humans_path, "challenge_models": list(challenge_models),
             "mixed": not no_mixed, "n_boot": n_boot, "seed": seed},
-            counts={"rows": len(table), "models": table.models(), "files": files})
+            counts={"rows": len(table), "models": table.models(), "files": files}, argv=invocation_argv())
     click.echo(to_markdown(result), nl=False)
     for note in result.notes:
         log(note, quiet)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from agreement.options import invocation_argv
 from agreement.options import POSITIVE_INT, PROBABILITY, log, out_option, quiet_option, seed_option, warn
 from formats.manifest import atomic_output_dir, write_manifest
 
@@ -49,7 +50,7 @@ def corpus(inputs, lang, out, force, vocab_size, max_unk, clitics, workers, seed
         result = prepare_corpus(inputs, tmp, lang, vocab_size=vocab_size, seed=seed,
                                 max_unk=max_unk, quiet=quiet, clitics=clitics, workers=workers)
         write_manifest(tmp, "corpus", inputs, params, n_tokens=result.n_tokens,
-                       stats=result.stats, sha256=result.sha256)
+                       stats=result.stats, sha256=result.sha256, argv=invocation_argv())
     s = result.stats
     log(f"{s['sentences_read']} sentences ({s['tokens_read']} tokens) read, "
         f"{s['sentences_dropped_unk']} dropped (> {100 * max_unk:g}% unknown); "

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from agreement.options import invocation_argv
 from agreement.options import log, out_option, quiet_option
 
 
@@ -37,7 +38,7 @@ def export(testsets, fmt, lang, out, force, quiet):
     from formats.multiblimp import write_multiblimp
     from formats.manifest import atomic_output_dir, write_manifest
     from formats.papertab import detect_testset, load_testset, testset_files
-    from agreement.score import condition
+    from formats.scored import condition
 
     with atomic_output_dir(out, "export", testsets, force, quiet) as tmp:
         items = []
@@ -56,5 +57,5 @@ def export(testsets, fmt, lang, out, force, quiet):
         inputs = [p for t in testsets for p in testset_files(detect_testset(t)[1])]
         write_manifest(tmp, "export", list(dict.fromkeys(inputs)),
                        {"testsets": list(testsets), "format": fmt, "lang": lang},
-                       counts={"pairs": sum(counts.values()), "files": counts})
+                       counts={"pairs": sum(counts.values()), "files": counts}, argv=invocation_argv())
     log(f"wrote {sum(counts.values())} pairs in {len(counts)} files to {out}", quiet)

@@ -5,6 +5,7 @@ import click
 
 from agreement.extract import (CONSTRUCTIONS_FILE, ExtractConfig, extract_items, parse_features, parse_values,
                                summary_table, write_constructions)
+from agreement.options import invocation_argv
 from agreement.options import POSITIVE_INT, COUNT, log, out_option, quiet_option, warn
 from formats.manifest import atomic_output_dir, write_manifest
 from treebanks.cache import default_cache_dir
@@ -88,7 +89,7 @@ def extract(treebanks, out, force, features, values, lang, min_count, min_distan
                        {**config.parameters(), "vocab": vocab, "format": fmt},
                        counts={"sentences": result.sentences, "tokens": result.tokens,
                                "constructions": len(result.kept), "items": len(result.items)},
-                       constructions=[c.name for c in result.kept], filters=result.filters)
+                       constructions=[c.name for c in result.kept], filters=result.filters, argv=invocation_argv())
     click.echo(summary_table(result))
     for text in result.explanations:
         click.echo(text)

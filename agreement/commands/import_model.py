@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from agreement.options import invocation_argv
 from agreement.options import log, out_option, quiet_option
 
 
@@ -39,6 +40,6 @@ def import_model(fmt, checkpoint, vocab, out, force, quiet):
         write_manifest(tmp, "import-model", [checkpoint, vocab],
                        {"format": fmt, "checkpoint": checkpoint, "vocab": vocab},
                        counts={"vocab_size": config["vocab_size"], "layers": config["layers"],
-                               "hidden_size": config["hidden_size"]})
+                               "hidden_size": config["hidden_size"]}, argv=invocation_argv())
     log(f"wrote an LSTM ({config['layers']} x {config['hidden_size']}, "
         f"{config['vocab_size']} words) to {out}", quiet)

@@ -6,6 +6,7 @@ import shutil
 
 import click
 
+from agreement.options import invocation_argv
 from agreement.options import COUNT, PROBABILITY, log, out_option, quiet_option, seed_option, warn
 from formats.manifest import atomic_output_dir, write_manifest
 from formats.items import write_items
@@ -69,7 +70,7 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
                   "vocab": vocab, "format": fmt, "lang": src.lang, "features": list(src.features),
                   "alternative": src.alternative_mode, "extract": src.manifest.get("parameters", {})}
         inputs = [src.path / f for f in ("items.tsv", "paradigms.tsv", "manifest.json")]
-        write_manifest(tmp, "nonce", inputs + ([vocab_path(vocab)] if vocab else []), params, counts=result.counts())
+        write_manifest(tmp, "nonce", inputs + ([vocab_path(vocab)] if vocab else []), params, counts=result.counts(), argv=invocation_argv())
     c = result.counts()
     log(f"{c['originals']} original items, {c['with_variants']} with {n} variants ({c['variants']} in all); "
         f"no replacement pair for {sum(c['targets_no_pair'].values())} targets, no candidate for "

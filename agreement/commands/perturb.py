@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from agreement.options import invocation_argv
 from agreement.options import FINITE, log, out_option, quiet_option, seed_option, warn
 from formats.manifest import atomic_output_dir, write_manifest
 from formats.items import read_items, write_items
@@ -95,7 +96,7 @@ def perturb(testset, aspect, severity, pos_group, match_group, direction, vector
             shutil.copyfile(directory / "paradigms.tsv", tmp / "paradigms.tsv")
         write_manifest(tmp, "perturb", inputs, {"aspect": aspect, "severity": severity, "seed": seed,
                                                 "label": result.label, **options, "source": params},
-                       counts=result.stats)
+                       counts=result.stats, argv=invocation_argv())
     s = result.stats
     log(f"{result.label}: {s['items_changed']} of {s['items']} items changed, "
         f"{s['changes']} edits -> {out}", quiet)

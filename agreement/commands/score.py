@@ -7,6 +7,7 @@ import click
 import numpy as np
 
 from agreement.errors import AgreeError
+from agreement.options import invocation_argv
 from agreement.options import POSITIVE_INT, log, out_option, quiet_option, seed_option
 
 
@@ -102,7 +103,8 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     from agreement.humans import HumanIndex, check_coverage, read_humans
     from formats.manifest import atomic_output_dir, write_manifest
     from formats.published import is_blimp_humans
-    from agreement.score import parse_model_specs, split_model_value, write_scored
+    from formats.scored import write_scored
+    from agreement.score import parse_model_specs, split_model_value
     from agreement.summary import main_table, write_report
 
     model_dirs = [d for m in models for d in split_model_value(m)[2]]
@@ -144,7 +146,7 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
                                for m in summary["models"]},
                     "human_matched_items": (summary["humans"] or {}).get("matched_items"),
                     "skipped": notes, "tokens_rows": tokens_rows},
-            scoring=scoring)
+            scoring=scoring, argv=invocation_argv())
     click.echo(main_table(summary), nl=False)
     log(f"wrote {rows} scored rows and the summary to {out}", quiet)
 

@@ -6,6 +6,7 @@ import shutil
 
 import click
 
+from agreement.options import invocation_argv
 from agreement.options import log, out_option, quiet_option, seed_option
 from formats.manifest import atomic_output_dir, write_manifest
 from formats.items import write_items
@@ -52,7 +53,7 @@ def swap_targets(extract_dir, k, vocab, seed, out, force, quiet):
         write_manifest(tmp, "swap-targets", inputs + ([vocab_path(vocab)] if vocab else []),
                        {"k": k, "seed": seed, "vocab": vocab, "lang": src.lang,
                         "features": list(src.features), "alternative": src.alternative_mode},
-                       counts=result.counts())
+                       counts=result.counts(), argv=invocation_argv())
     c = result.counts()
     log(f"{c['originals']} original items, {c['swaps']} swaps; fewer than {k} lemmas for "
         f"{sum(c['fewer_than_k'].values())}, none for {sum(c['no_pair'].values())} -> {out}", quiet)

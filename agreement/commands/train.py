@@ -5,7 +5,7 @@ import os
 
 import click
 
-from agreement.options import (DROPOUT, NON_NEGATIVE, POSITIVE, POSITIVE_INT, log, out_option, quiet_option,
+from agreement.options import (invocation_argv, DROPOUT, NON_NEGATIVE, POSITIVE, POSITIVE_INT, log, out_option, quiet_option,
                                 seed_option)
 
 ARCHS = ("lstm", "transformer", "kn5", "unigram")
@@ -72,7 +72,7 @@ def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, o
               "seed": seed, **{k: v for k, v in options.items() if v is not None}}
 
     def manifest(directory, metrics):
-        write_manifest(directory, "train-lm", inputs, params, metrics=metrics)
+        write_manifest(directory, "train-lm", inputs, params, metrics=metrics, argv=invocation_argv())
 
     # Ctrl-C: lm.train saves a checkpoint and raises TrainingInterrupted, which the
     # CLI edge reports as one "Interrupted: ..." line with exit code 130.
