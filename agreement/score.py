@@ -149,7 +149,7 @@ def _unique_names(dirs: Sequence[Path]) -> list[str]:
 def load_scorers(specs: Sequence[ModelSpec], *, quiet: bool = False, **options):
     """Load each model directory as an ``lm.base.Scorer`` named after its spec."""
     from lm.base import load_model
-    from lm.gguf import load_gguf
+    from lm.gguf_load import load_gguf
 
     scorers = []
     for spec in specs:

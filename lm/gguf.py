@@ -233,21 +233,3 @@ def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: i
 
 def _gb(n: float) -> str:
     return f"{n / 1e9:.2f} GB"
-
-
-def load_gguf(path: str | os.PathLike, engine: str = "auto", *, quiet: bool = False, **options):
-    """Load a GGUF file as a :class:`lm.base.Scorer` with the engine that
-    :func:`choose_engine` picks (``options`` go to that engine's loader)."""
-    choice = choose_engine(path, engine or "auto", quiet=quiet)
-    if choice == "llama.cpp":
-        from lm.llamacpp import load_llamacpp  # imports llama_cpp only when used
-
-        return load_llamacpp(path, **options)
-    return _transformers_loader(path)(path, **options)
-
-
-def _transformers_loader(path):
-    """The transformers engine's loader (lm.hf_load; imports transformers only when used)."""
-    from lm.hf_load import load_gguf_transformers
-
-    return load_gguf_transformers

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -57,12 +56,11 @@ import numpy as np
 from lm.base import Scorer, TargetQuery
 from lm.errors import LMError
 from lm.gguf import read_gguf_info
+from lm.llamacpp_decode import Group, run_groups
 from formats.files import sha256_of
 
 #: llama.cpp's limit on distinct sequences in one context (LLAMA_MAX_SEQ)
 MAX_SEQ = 256
-#: logit rows asked for in one decode call (each row is n_vocab floats)
-MAX_OUTPUTS = 512
 #: sentences sharing an opening decoded together (sentence method): neighbours in
 #: the input (a BLiMP pair), at most two -- on six sentences, six on one opening
 #: drifted 0.17 nats from one-sequence scoring, pairs under 0.005
@@ -98,25 +96,6 @@ def _capture_log(lc) -> list[str]:
         lc.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
     _LOG_ERRORS.clear()
     return _LOG_ERRORS
-
-
-@dataclass
-class _Group:
-    """Sequences that share an opening: ``prefix`` then one ``suffix`` per member."""
-    prefix: list[int]
-    suffixes: list[list[int]]
-    score_prefix: bool   # log-probs of prefix tokens 1.. are wanted (sentence method)
-    word_end: bool       # the word-end factor after each member's last token (target method)
-    prefix_lp: np.ndarray = field(default=None)
-    member_lp: list = field(default_factory=list)
-    member_we: list = field(default_factory=list)
-
-    def decoded_suffix(self, m: int) -> list[int]:
-        s = self.suffixes[m]
-        return s if self.word_end else s[:-1]  # a sentence's last token predicts nothing
-
-    def cells(self) -> int:
-        return len(self.prefix) + sum(len(self.decoded_suffix(m)) for m in range(len(self.suffixes)))
 
 
 class LlamaCppScorer(Scorer):
@@ -251,11 +230,11 @@ class LlamaCppScorer(Scorer):
             if any(not c for c in cands):
                 raise LMError(f"empty candidate in query {q.words!r}")
             if self.share_prefix:
-                groups.append(_Group(prefix, cands, False, True))
+                groups.append(Group(prefix, cands, False, True))
                 owners.append((qi, None))
             else:
                 for m, c in enumerate(cands):
-                    groups.append(_Group(prefix, [c], False, True))
+                    groups.append(Group(prefix, [c], False, True))
                     owners.append((qi, m))
         self._run(groups)
         k = max((len(q.candidates) for q in queries), default=0)
@@ -303,7 +282,7 @@ class LlamaCppScorer(Scorer):
         built = []
         for c, idx in zip(shared, members):
             c = max(0, min(c, max(len(seqs[i]) for i in idx) - 1))
-            built.append(_Group(seqs[idx[0]][:c], [seqs[i][c:] for i in idx], True, False))
+            built.append(Group(seqs[idx[0]][:c], [seqs[i][c:] for i in idx], True, False))
         self._run(built)
         out: list[np.ndarray] = [None] * len(seqs)
         for g, idx in zip(built, members):
@@ -314,10 +293,8 @@ class LlamaCppScorer(Scorer):
         return out
 
     # ------------------------------------------------------------------ decoding
-    def _run(self, groups: list[_Group]) -> None:
+    def _run(self, groups: list[Group]) -> None:
         """Fill every group's log-probs, packing groups into decode rounds."""
-        from lm.llamacpp_decode import run_groups  # the batch mechanics, kept apart
-
         self.skipped += run_groups(self, groups)
 
     def conventions(self) -> dict:

@@ -9,6 +9,8 @@ the word-end mass instead. Only tokens with requests ask llama.cpp for logits.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from lm.errors import LMError
@@ -16,13 +18,32 @@ from lm.errors import LMError
 WORD_END = -1
 #: logit rows copied out of llama.cpp at a time
 ROWS = 32
+#: logit rows asked for in one decode call (each row is n_vocab floats)
+MAX_OUTPUTS = 512
+
+
+@dataclass
+class Group:
+    """Sequences that share an opening: ``prefix`` then one ``suffix`` per member."""
+    prefix: list[int]
+    suffixes: list[list[int]]
+    score_prefix: bool   # log-probs of prefix tokens 1.. are wanted (sentence method)
+    word_end: bool       # the word-end factor after each member's last token (target method)
+    prefix_lp: np.ndarray = field(default=None)
+    member_lp: list = field(default_factory=list)
+    member_we: list = field(default_factory=list)
+
+    def decoded_suffix(self, m: int) -> list[int]:
+        s = self.suffixes[m]
+        return s if self.word_end else s[:-1]  # a sentence's last token predicts nothing
+
+    def cells(self) -> int:
+        return len(self.prefix) + sum(len(self.decoded_suffix(m)) for m in range(len(self.suffixes)))
 
 
 def run_groups(sc, groups) -> int:
     """Fill ``prefix_lp``, ``member_lp`` and ``member_we`` of every group; returns
     how many sequences were skipped for not fitting the context window."""
-    from lm.llamacpp import MAX_OUTPUTS, _Group
-
     skipped, round_, seqs, cells, outs = 0, [], 0, 0, 0
     for g in groups:
         _init(g)
@@ -31,7 +52,7 @@ def run_groups(sc, groups) -> int:
                 skipped += 1
                 continue
             # too long together: each member on its own (any that still does not fit is skipped)
-            subs = [_Group(g.prefix, [s], g.score_prefix, g.word_end) for s in g.suffixes]
+            subs = [Group(g.prefix, [s], g.score_prefix, g.word_end) for s in g.suffixes]
             skipped += run_groups(sc, subs)
             g.prefix_lp = next((s.prefix_lp for s in subs if s.member_lp[0] is not None), g.prefix_lp)
             g.member_lp = [s.member_lp[0] for s in subs]

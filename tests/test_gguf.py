@@ -66,7 +66,7 @@ def test_real_file_header():
 
 
 def _gguf_specs_wired() -> bool:
-    """``--model gguf:FILE`` reaches lm.gguf.load_gguf once issue 10's model specs are merged."""
+    """``--model gguf:FILE`` reaches lm.gguf_load.load_gguf once issue 10's model specs are merged."""
     import inspect
 
     import agreement.score
@@ -74,7 +74,7 @@ def _gguf_specs_wired() -> bool:
     return "load_gguf(" in inspect.getsource(agreement.score)
 
 
-@pytest.mark.skipif(not _gguf_specs_wired(), reason="--model gguf: is wired to lm.gguf.load_gguf "
+@pytest.mark.skipif(not _gguf_specs_wired(), reason="--model gguf: is wired to lm.gguf_load.load_gguf "
                     "together with issue 10's model specs")
 @pytest.mark.parametrize("case,message", [
     ("truncated", "truncated GGUF file"), ("not-gguf", "not a GGUF file"),
