@@ -1,7 +1,7 @@
 """``report.md`` of ``agree demo``: what the models got right, in tables and one sentence.
 
 Every figure is computed from the scored ``items.tsv`` that ``agree score`` writes
-(columns fixed in .dev/CONTRACTS.md: one row per item, variant and model, with
+(columns documented in formats/scored.py: one row per item, variant and model, with
 ``correct`` 1/0), joined with the test set's ``items.tsv`` for the sentences and the
 arc direction. Accuracy is the share of items where P(correct form) > P(wrong form)
 over the decidable items (a tie is undecidable, counted apart), in percent. The closing sentence is generated from the figures:

@@ -33,6 +33,9 @@ from pathlib import Path
 from formats.errors import AgreeError, names_undecodable
 from formats.items import ITEMS_FILE, Item, read_items
 from formats.scored import ScoredItem
+from formats.blimp import PairSkips, read_blimp
+from formats.colorlessgreen import read_colorlessgreen
+from formats.multiblimp import read_multiblimp
 
 #: Columns of the paper's .tab files that are not model outputs.
 STANDARD_COLUMNS = ("pattern", "constr_id", "sent_id", "correct_number", "form", "class", "type",
@@ -248,9 +251,6 @@ def load_testset(path: str | os.PathLike, fmt: str = "auto") -> TestSet:
     """Detect (or take ``fmt``) and read one TESTSET argument."""
     kind, target = detect_testset(path, fmt)
     if kind in ("blimp", "multiblimp"):
-        from formats.blimp import PairSkips, read_blimp
-        from formats.multiblimp import read_multiblimp
-
         skips = PairSkips()
         items = (read_blimp if kind == "blimp" else read_multiblimp)(target, skips)
         return TestSet(str(path), kind, tuple(items), notes=tuple(f"{path}: {n}" for n in skips.notes()))
@@ -259,12 +259,4 @@ def load_testset(path: str | os.PathLike, fmt: str = "auto") -> TestSet:
     if kind == "paper-tab":
         table = read_paper_tab(target)
         return TestSet(str(path), kind, table.items, table)
-    try:
-        from formats.colorlessgreen import read_colorlessgreen
-    except ImportError:  # extract helper's reader absent: the set's own .tab has the items
-        tab = target.with_name(target.name + ".tab")
-        if not tab.is_file():
-            raise AgreeError(f"{path}: reading the generated.text/.gold set needs "
-                             "formats.colorlessgreen, which is not installed") from None
-        return TestSet(str(path), kind, read_paper_tab(tab).items)
     return TestSet(str(path), kind, tuple(read_colorlessgreen(target)))

@@ -10,6 +10,8 @@ from click.testing import CliRunner
 
 from agreement.cli import cli
 from formats.items import Item, write_items
+from lm.corpus import load_corpus
+from lm.unigram import train_unigram
 
 HEADER = ("pattern\tconstr_id\tsent_id\tcorrect_number\tform\tclass\ttype\tprefix\tn_attr\tpunct\tfreq\t"
           "len_context\tlen_prefix\tsent\tfull_id\tmturk_count\tm1\tm2")
@@ -141,7 +143,7 @@ ITEMS = [item("a", 0, "the dog", "runs", "run"), item("a", 1, "the cat", "sleeps
 
 
 def corpus_dir(root: Path, sentences: list[str]) -> Path:
-    """A corpus directory in the lm.corpus format (CONTRACTS.md)."""
+    """A corpus directory in the format lm.corpus writes."""
     root.mkdir(parents=True)
     counts = Counter(w for s in sentences for w in s.split())
     for split in ("train", "valid", "test"):
@@ -155,8 +157,6 @@ def corpus_dir(root: Path, sentences: list[str]) -> Path:
 
 
 def unigram(root: Path, sentences: list[str]) -> Path:
-    load_corpus = pytest.importorskip("lm.corpus").load_corpus
-    train_unigram = pytest.importorskip("lm.unigram").train_unigram
     train_unigram(load_corpus(corpus_dir(root / "corpus", sentences)), root / "model")
     return root / "model"
 
@@ -205,7 +205,6 @@ class TestRealModels:
                             "(e.g. corre, corrono): is it a model of another language or vocabulary?\n")
 
     def test_perturbed_sets_give_a_robustness_curve(self, tmp_path, testset):
-        pytest.importorskip("agreement.robustness")
         m1 = unigram(tmp_path / "u1", SING)
         (tmp_path / "noisy").mkdir()
         write_items(tmp_path / "noisy" / "items.tsv",

@@ -40,7 +40,7 @@ def write_text(path: Path, n_sentences: int, seed: int = 0) -> Path:
 
 
 def make_corpus(directory: Path, n_sentences: int = 300, seed: int = 0) -> Path:
-    """A corpus directory in the CONTRACTS format, made by lm.corpus.prepare_corpus."""
+    """A corpus directory as lm.corpus.prepare_corpus makes it."""
     text = write_text(directory.parent / f"{directory.name}.txt", n_sentences, seed)
     prepare_corpus([text], directory, "en", seed=1, quiet=True)
     write_manifest(directory, "corpus", [text], {"lang": "en"})   # as `agree corpus` does
