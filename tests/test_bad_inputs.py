@@ -291,7 +291,7 @@ EXTRACT = [
       setup=bad_file(CONLLU.replace("ball", "b\xe4ll").encode("latin-1")), id="extract-latin1"),
     R("extract", ":2: expected 10 tab-separated columns, found 9", "{bad} --out {out}",
       setup=bad_file(CONLLU.replace("\tthe\tDET", "\tthe DET", 1)), id="extract-short-line"),
-    R("extract", "Failed parsing field 'head'", "{bad} --out {out}",
+    R("extract", ":2: HEAD: 'two' is not a number", "{bad} --out {out}",
       setup=bad_file(CONLLU.replace("\t2\tdet", "\ttwo\tdet", 1)), id="extract-bad-head"),
     R("extract", "no token has the feature Foo", "{tb} --features Foo --out {out}", id="extract-no-feature"),
     R("extract", "Invalid value for '--min-count'", "{tb} --min-count -1 --out {out}", 2,

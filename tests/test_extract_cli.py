@@ -103,7 +103,7 @@ def test_non_integer_head(tmp_path):
     text = toy_conllu().splitlines()
     text[1] = text[1].replace("\t2\tdet", "\ttwo\tdet")
     path.write_text("\n".join(text) + "\n")
-    expect_error([path], f"{path}:2: Failed parsing field 'head': 'two' is not a valid value for parse_int_value.",
+    expect_error([path], f"{path}:2: HEAD: 'two' is not a number",
                  tmp_path / "o")
 
 

@@ -114,9 +114,9 @@ class TestReaderErrors:
     @pytest.mark.parametrize("row, message", [
         ("2\tthere\tthere\tADV\t_\t_\t1\tadvmod\t_\n", "expected 10 tab-separated columns, found 9"),
         ("2\tthere\tthere\tADV\t_\t_\t1\tadvmod\t_\t_\t_\n", "expected 10 tab-separated columns, found 11"),
-        ("x\tthere\tthere\tADV\t_\t_\t1\tadvmod\t_\t_\n", "Failed parsing field 'id': 'x' is not a valid ID."),
+        ("x\tthere\tthere\tADV\t_\t_\t1\tadvmod\t_\t_\n", "ID: 'x' is not a word ID (1, 2-3 or 4.1 expected)"),
         ("2\tthere\tthere\tADV\t_\t_\tone\tadvmod\t_\t_\n",
-         "Failed parsing field 'head': 'one' is not a valid value for parse_int_value."),
+         "HEAD: 'one' is not a number"),
         ("2\tthere\tthere\tADV\t_\t_\t_\tadvmod\t_\t_\n", "word 2 has no HEAD"),
         ("2\tthere\tthere\tADV\t_\t_\t9\tadvmod\t_\t_\n", "HEAD 9 of word 2 is outside the sentence (1..2)"),
         ("3\tthere\tthere\tADV\t_\t_\t1\tadvmod\t_\t_\n", "word ID 3 out of sequence (expected 2)"),

@@ -42,6 +42,7 @@ import bz2
 import gzip
 import operator
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,8 +231,34 @@ class _LineTracker:
             try:
                 parse_line(line, _COLUMNS, {**DEFAULT_FIELD_PARSERS, **_FIELD_PARSERS})
             except ParseException as inner:
-                return f"{self.path}:{self.block_start + offset}: {inner}"
-        return f"{self.path}:{self.block_start}: {e}"
+                return f"{self.path}:{self.block_start + offset}: {conllu_message(inner)}"
+        return f"{self.path}:{self.block_start}: {conllu_message(e)}"
+
+
+#: conllu 6's messages (conllu.parser) in the reader's own words; the column names
+#: are the ones we give conllu (_COLUMNS), written as the CoNLL-U format names them.
+_CONLLU_MESSAGES = (
+    (re.compile(r"Failed parsing field '(\w+)': '(.*)' is not a valid ID\.$"),
+     "{0}: {1!r} is not a word ID (1, 2-3 or 4.1 expected)"),
+    (re.compile(r"Failed parsing field '(\w+)': '(.*)' is not a valid value for parse_int_value\.$"),
+     "{0}: {1!r} is not a number"),
+    (re.compile(r"Failed parsing field '(\w+)': (.*)$"), "{0}: {1}"),
+    (re.compile(r"Invalid line format.*"), "not a CoNLL-U line (10 tab-separated columns expected)"),
+    (re.compile(r"Invalid comment format.*"), "a comment line must start with '#'"),
+)
+
+
+def conllu_message(e: ParseException) -> str:
+    """What conllu's ParseException says, in the reader's wording (``HEAD: 'two' is not
+    a number``); a message we do not know is passed on as conllu wrote it."""
+    text = str(e)
+    for pattern, wording in _CONLLU_MESSAGES:
+        m = pattern.match(text)
+        if m:
+            groups = [g.upper().rstrip("_") if i == 0 and len(m.groups()) > 1 else g
+                      for i, g in enumerate(m.groups())]
+            return wording.format(*groups)
+    return text
 
 
 def _read_file(path: Path) -> Iterator[Sentence]:
