@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from agreement.cli import cli
-from agreement.demo import MODELS, commands, demo_config, run_demo
+from agreement.demo.run import MODELS, commands, demo_config, run_demo
 from agreement.report import Tally
 
 
@@ -95,7 +95,7 @@ def test_a_failing_step_leaves_no_output(tmp_path):
 def test_a_treebank_without_items_is_a_clear_error(tmp_path):
     """Unmodified subjects sit next to their verbs: no long-distance item, one clear error."""
     from agreement.errors import AgreeError
-    from agreement.synthlang import GrammarConfig
+    from agreement.demo.synthlang import GrammarConfig
 
     config = demo_config("tiny", quiet=True, sentences=5,
                          grammar=GrammarConfig(p_subject_pp=0, p_subject_rc=0, p_coordination=0))

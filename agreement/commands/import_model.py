@@ -15,7 +15,9 @@ from agreement.options import log, out_option, quiet_option
 @out_option
 @quiet_option
 def import_model(fmt, checkpoint, vocab, out, force, quiet):
-    """Convert a released language model into a model directory for `agree score`.
+    """Convert a released model for agree score.
+
+    Convert a released language model into a model directory for `agree score`.
 
     FORMAT colorlessgreen: the paper's LSTMs (hidden650_batch128_dropout0.2_lr20.0.pt
     and siblings), whole pickled `model.RNNModel` modules of torch 0.3-1.0. The pickle
