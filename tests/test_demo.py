@@ -70,6 +70,18 @@ def test_commands_are_the_documented_pipeline():
     assert steps == ["corpus", "extract", "nonce", "train-lm", "train-lm", "train-lm", "score"]
 
 
+def test_lstm_options_are_train_lm_fields_in_the_order_given():
+    from agreement.demo.run import TINY_LSTM_OPTIONS, train_options
+
+    assert train_options(TINY_LSTM_OPTIONS) == {"hidden_size": 64, "emb_size": 64, "tied": True, "dropout": 0.0,
+                                                "batch_size": 4, "threads": 1}
+    assert list(train_options(("--threads", "2", "--no-tied"))) == ["threads", "tied"]
+    with pytest.raises(ValueError, match="'--heads' is not one of"):
+        train_options(("--heads", "2"))
+    with pytest.raises(ValueError, match="--hidden needs a value"):
+        train_options(("--hidden",))
+
+
 def test_cli_help_and_bad_size():
     runner = CliRunner()
     result = runner.invoke(cli, ["demo", "--help"])
