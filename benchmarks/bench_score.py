@@ -47,6 +47,8 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "colorlessgreen" / "Italian"
 
 from lm.base import load_model  # noqa: E402
+from lm.corpus import Corpus  # noqa: E402
+from lm.models import LMConfig, build_model  # noqa: E402
 
 V = 50_000
 # Length distribution of the real Italian set, for the synthetic fallback:
@@ -120,7 +122,6 @@ def make_vocab(items) -> list[str]:
 
 def save_neural(out: Path, kind: str, vocab: list[str], **fields) -> Path:
     """A model directory with random weights, laid out as ``agree train-lm`` writes it."""
-    from lm.models import LMConfig, build_model
     out.mkdir(parents=True)
     cfg = LMConfig(kind=kind, vocab_size=len(vocab), dropout=0.0, **fields)
     torch.manual_seed(0)
@@ -208,10 +209,6 @@ def naive(model, index, items, device) -> tuple[float, list]:
 def other_backends(tmp: Path, items, vocab) -> list[tuple[str, float | None, str]]:
     """(kind, items/s or None, note) for kn5 and unigram, trained on the test sentences."""
     results = []
-    try:
-        from lm.corpus import Corpus
-    except ImportError as e:
-        return [("kn5", None, f"skipped: {e}"), ("unigram", None, f"skipped: {e}")]
     cdir = tmp / "corpus"
     cdir.mkdir()
     lines = [" ".join(w for w in s if w != "<eos>") for p, t, s in items]

@@ -56,7 +56,8 @@ LANG = "synth"   # a language code of its own: no language-specific rule applies
 #: One thread: these matrices are tiny (16 x 128), so a second thread gains ~15% on
 #: an idle machine, and on a busy one its barriers spin while the other thread
 #: waits for a core: measured here, 150 updates took 7 s on one thread every time
-#: and 6 to 171 s on two.
+#: and 6 to 171 s on two. Training takes it as train-lm's ``threads``, scoring as
+#: score_to_dir's ``torch_threads``.
 THREADS = 1
 LSTM_OPTIONS = ("--hidden", "128", "--emb", "128", "--tied", "--dropout", "0", "--batch-size", "16",
                 "--threads", str(THREADS))
