@@ -31,10 +31,9 @@ _COPIED = ("paradigms.tsv", "constructions.tsv")   # travel with the items, for 
 def nonce_to_dir(out: str | os.PathLike, extract_dir: str | os.PathLike, *, n: int = 9, seed: int = 1111,
                  vocab: str | os.PathLike | None = None, ambiguity: float = 0.1, vowel_rule: str = "auto",
                  sampling: str = "uniform", fmt: str = "tsv", argv: Sequence[str] = (), force: bool = False,
-                 quiet: bool = False, root: str | os.PathLike | None = None) -> tuple[NonceResult, ExtractDir]:
+                 quiet: bool = False, root: str | os.PathLike | None = None) -> NonceResult:
     """Nonce variants of ``extract_dir``'s items into ``out`` (atomically, under the
-    --out policy); returns the result and the source directory as read (callers warn
-    when it has no items)."""
+    --out policy)."""
     with atomic_output_dir(rooted(root, out), "nonce", [rooted(root, extract_dir), rooted(root, vocab)],
                            force, quiet) as tmp:
         src = read_extract_dir(rooted(root, extract_dir))
@@ -53,7 +52,7 @@ def nonce_to_dir(out: str | os.PathLike, extract_dir: str | os.PathLike, *, n: i
                   "alternative": src.alternative_mode, "extract": src.manifest.get("parameters", {})}
         write_manifest(tmp, "nonce", _inputs(extract_dir, vocab, root), params, counts=result.counts(),
                        argv=argv, root=root)
-    return result, src
+    return result
 
 
 def swap_targets_to_dir(out: str | os.PathLike, extract_dir: str | os.PathLike, *, k: int = 20,

@@ -45,12 +45,12 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
       agree extract ../shared/data/ud/en_ewt --lang en --out en-items
       agree nonce en-items --n 9 --seed 1 --out en-nonce
     """
-    result, src = nonce_to_dir(out, extract_dir, n=n, seed=seed, vocab=vocab, ambiguity=ambiguity,
-                               vowel_rule=vowel_rule, sampling=sampling, fmt=fmt, argv=invocation_argv(),
-                               force=force, quiet=quiet)
-    if not src.items:
-        warn(f"{extract_dir}: the test set has no items, so there is nothing to vary")
+    result = nonce_to_dir(out, extract_dir, n=n, seed=seed, vocab=vocab, ambiguity=ambiguity,
+                          vowel_rule=vowel_rule, sampling=sampling, fmt=fmt, argv=invocation_argv(),
+                          force=force, quiet=quiet)
     c = result.counts()
+    if not c["originals"]:
+        warn(f"{extract_dir}: the test set has no items, so there is nothing to vary")
     log(f"{c['originals']} original items, {c['with_variants']} with {n} variants ({c['variants']} in all); "
         f"no replacement pair for {sum(c['targets_no_pair'].values())} targets, no candidate for "
         f"{sum(c['positions_no_candidate'].values())} of {sum(c['positions'].values())} positions -> {out}",
