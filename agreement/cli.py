@@ -15,7 +15,7 @@ import sys
 import click
 
 from agreement import __version__
-from agreement.errors import DOMAIN_ERRORS, NESTING
+from agreement.errors import DOMAIN_ERRORS
 
 #: command name -> (module, function). Order is the order of ``agree --help``.
 COMMANDS = {
@@ -56,22 +56,16 @@ class AgreeGroup(click.Group):
 
     def invoke(self, ctx):
         # The one edge: every fault becomes one ``Error: ...`` line (exit 1), an
-        # interrupt one ``Interrupted`` line (exit 130). A nested invocation (agree
-        # demo runs the other commands in-process) lets interrupts through, so that
-        # the outermost command reports them once and in its own words.
-        depth = NESTING.enter()
+        # interrupt one ``Interrupted`` line (exit 130).
         try:
             return super().invoke(ctx)
         except (KeyboardInterrupt, click.exceptions.Abort) as e:
-            if depth > 1 or (isinstance(e, click.exceptions.Abort)
-                              and not isinstance(e.__context__, KeyboardInterrupt)):
+            if isinstance(e, click.exceptions.Abort) and not isinstance(e.__context__, KeyboardInterrupt):
                 raise
             click.echo("Interrupted", err=True)
             raise click.exceptions.Exit(130) from None
         except DOMAIN_ERRORS as e:
             if type(e).__name__ == "TrainingInterrupted":  # Ctrl-C in train-lm, checkpoint saved
-                if depth > 1:   # inside agree demo, which has no --resume: a plain interrupt
-                    raise KeyboardInterrupt from None
                 click.echo(f"Interrupted: {e}", err=True)
                 raise click.exceptions.Exit(130) from None
             raise click.ClickException(str(e)) from None
@@ -79,8 +73,6 @@ class AgreeGroup(click.Group):
             raise click.ClickException(f"input is not valid UTF-8 ({e.reason} at byte {e.start})") from None
         except OSError as e:
             raise click.ClickException(describe_os_error(e)) from None
-        finally:
-            NESTING.leave()
 
 
 def describe_os_error(e: OSError) -> str:

@@ -47,6 +47,8 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "colorlessgreen" / "Italian"
 
 from lm.base import load_model  # noqa: E402
+from lm.corpus import Corpus  # noqa: E402
+from lm.models import LMConfig, build_model  # noqa: E402
 
 V = 50_000
 # Length distribution of the real Italian set, for the synthetic fallback:
@@ -120,7 +122,6 @@ def make_vocab(items) -> list[str]:
 
 def save_neural(out: Path, kind: str, vocab: list[str], **fields) -> Path:
     """A model directory with random weights, laid out as ``agree train-lm`` writes it."""
-    from lm.models import LMConfig, build_model
     out.mkdir(parents=True)
     cfg = LMConfig(kind=kind, vocab_size=len(vocab), dropout=0.0, **fields)
     torch.manual_seed(0)
@@ -208,10 +209,6 @@ def naive(model, index, items, device) -> tuple[float, list]:
 def other_backends(tmp: Path, items, vocab) -> list[tuple[str, float | None, str]]:
     """(kind, items/s or None, note) for kn5 and unigram, trained on the test sentences."""
     results = []
-    try:
-        from lm.corpus import Corpus
-    except ImportError as e:
-        return [("kn5", None, f"skipped: {e}"), ("unigram", None, f"skipped: {e}")]
     cdir = tmp / "corpus"
     cdir.mkdir()
     lines = [" ".join(w for w in s if w != "<eos>") for p, t, s in items]
@@ -240,7 +237,7 @@ def other_backends(tmp: Path, items, vocab) -> list[tuple[str, float | None, str
     return results
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
                     help="300 items, naive baseline on 60 of them, smaller transformer")
@@ -252,10 +249,11 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=512, help="scorer batch (sequences)")
     ap.add_argument("--naive-items", type=int, default=0,
                     help="items for the naive baseline (default: all; 60 with --quick)")
-    args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    rng = random.Random(1111)
+    return ap.parse_args()
 
+
+def _items(args: argparse.Namespace, rng: random.Random) -> tuple[list, list, list[str]]:
+    """(items, the naive baseline's evenly spaced subset, vocabulary), said on stdout."""
     if (args.data / "generated.gold").exists():
         items, source = read_items(args.data), f"real items from {args.data}"
     else:
@@ -268,46 +266,63 @@ def main() -> None:
     # evenly spaced, so that a subset keeps the set's length distribution
     naive_items = [items[i * len(items) // n_naive] for i in range(n_naive)]
     vocab = make_vocab(items)
-    index = {w: i for i, w in enumerate(vocab)}
     mean_prefix = sum(len(p) for p, t, s in items) / len(items)
     print(f"items: {len(items)} ({source}); mean prefix {mean_prefix:.1f} words; "
           f"vocabulary {len(vocab)}; torch {torch.__version__}, {args.threads} threads",
           flush=True)
+    return items, naive_items, vocab
 
+
+def _picked(fast: list, n_items: int, n_naive: int) -> list:
+    return [fast[i * n_items // n_naive] for i in range(n_naive)]
+
+
+def _bench_target(scorer, items, naive_items, index) -> tuple[float, float]:
+    """The LSTM's target method against the naive loop: (items/s, naive items/s)."""
+    device, model = scorer.device, scorer.model
+    peak = matmul_flops(device)
+    dt, fast = time_scorer(scorer, items)
+    peak = max(peak, matmul_flops(device))
+    body, head = body_flops_per_token(model), 2 * model.decoder.weight.numel()
+    useful = sum(len(p) + 1 for p, t, s in items) * body + len(items) * head
+    rate = len(items) / dt
+    print(f"machine fp32 matmul: {peak / 1e9:.1f} GFLOP/s ({device})")
+    print(f"lstm 2x650, V={len(index)}: {rate:.1f} items/s, {useful / dt / 1e9:.1f} GFLOP/s "
+          f"= {100 * useful / dt / peak:.0f}% of matmul (target >= 40%)")
+    n_naive = len(naive_items)
+    ndt, slow = naive(model, index, naive_items, device)
+    nflops = sum(len(s) + 1 for p, t, s in naive_items) * (body + head)
+    diff = max(abs(a - b) for r, q in zip(_picked(fast, len(items), n_naive), slow) for a, b in zip(r, q))
+    print(f"naive (released code's way): {n_naive / ndt:.2f} items/s over {n_naive} items, "
+          f"{nflops / ndt / 1e9:.1f} GFLOP/s; work ratio naive/efficient "
+          f"{nflops / n_naive / (useful / len(items)):.1f}; max |difference| {diff:.1e}")
+    return rate, n_naive / ndt
+
+
+def _bench_sentence(scorer, items, naive_items, index) -> None:
+    """The LSTM's sentence method against one sentence at a time."""
+    n_naive = len(naive_items)
+    sdt, sfast = time_sentence(scorer, items)
+    srate = len(items) / sdt
+    nsdt, sslow = naive_sentence(scorer.model, index, naive_items, scorer.device)
+    sdiff = max(abs(a - b) for r, q in zip(_picked(sfast, len(items), n_naive), sslow) for a, b in zip(r, q))
+    print(f"lstm sentence method: {srate:.1f} items/s (two whole sentences an item), "
+          f"naive one sentence at a time {n_naive / nsdt:.2f} items/s: "
+          f"{srate / (n_naive / nsdt):.1f}x; max |difference| {sdiff:.1e}")
+
+
+def main() -> None:
+    args = _arguments()
+    torch.set_num_threads(args.threads)
+    items, naive_items, vocab = _items(args, random.Random(1111))
+    index = {w: i for i, w in enumerate(vocab)}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         lstm_dir = save_neural(tmp / "lstm", "lstm", vocab, emb_size=650, hidden_size=650,
                                layers=2)
         scorer = load_model(lstm_dir, device=args.device, batch_size=args.batch_size)
-        device, model = scorer.device, scorer.model
-        peak = matmul_flops(device)
-        dt, fast = time_scorer(scorer, items)
-        peak = max(peak, matmul_flops(device))
-        body, head = body_flops_per_token(model), 2 * model.decoder.weight.numel()
-        useful = sum(len(p) + 1 for p, t, s in items) * body + len(items) * head
-        rate = len(items) / dt
-        print(f"machine fp32 matmul: {peak / 1e9:.1f} GFLOP/s ({device})")
-        print(f"lstm 2x650, V={len(vocab)}: {rate:.1f} items/s, {useful / dt / 1e9:.1f} GFLOP/s "
-              f"= {100 * useful / dt / peak:.0f}% of matmul (target >= 40%)")
-
-        ndt, slow = naive(model, index, naive_items, device)
-        naive_rate = n_naive / ndt
-        nflops = sum(len(s) + 1 for p, t, s in naive_items) * (body + head)
-        picked = [fast[i * len(items) // n_naive] for i in range(n_naive)]
-        diff = max(abs(a - b) for r, q in zip(picked, slow) for a, b in zip(r, q))
-        print(f"naive (released code's way): {naive_rate:.2f} items/s over {n_naive} items, "
-              f"{nflops / ndt / 1e9:.1f} GFLOP/s; work ratio naive/efficient "
-              f"{nflops / n_naive / (useful / len(items)):.1f}; max |difference| {diff:.1e}")
-
-        sdt, sfast = time_sentence(scorer, items)
-        srate = len(items) / sdt
-        nsdt, sslow = naive_sentence(model, index, naive_items, device)
-        spicked = [sfast[i * len(items) // n_naive] for i in range(n_naive)]
-        sdiff = max(abs(a - b) for r, q in zip(spicked, sslow) for a, b in zip(r, q))
-        print(f"lstm sentence method: {srate:.1f} items/s (two whole sentences an item), "
-              f"naive one sentence at a time {n_naive / nsdt:.2f} items/s: "
-              f"{srate / (n_naive / nsdt):.1f}x; max |difference| {sdiff:.1e}")
-
+        rate, naive_rate = _bench_target(scorer, items, naive_items, index)
+        _bench_sentence(scorer, items, naive_items, index)
         tf_fields = ({"emb_size": 256, "hidden_size": 256, "layers": 2, "heads": 4}
                      if args.quick else
                      {"emb_size": 512, "hidden_size": 512, "layers": 6, "heads": 8})

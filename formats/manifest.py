@@ -77,17 +77,32 @@ def _umask() -> int:
     return mask
 
 
-def describe_inputs(paths: Iterable[str | os.PathLike]) -> list[dict[str, Any]]:
+def rooted(root: str | os.PathLike | None, path: str | os.PathLike | None) -> str | os.PathLike | None:
+    """``path`` read from ``root`` (a relative path is taken inside it; ``root`` None:
+    the working directory, and ``path`` is returned as it is). A library verb given
+    ``root`` reads ``rooted(root, p)`` and records ``p`` as given, so that a pipeline
+    built inside one directory (agree demo) records paths relative to it without
+    changing the working directory."""
+    if path is None or root is None:
+        return path
+    return Path(root, path)
+
+
+def describe_inputs(paths: Iterable[str | os.PathLike],
+                    root: str | os.PathLike | None = None) -> list[dict[str, Any]]:
     """Path, size and sha256 of each input file (a directory: each file inside it,
-    hidden files excepted)."""
+    hidden files excepted). Paths are read from ``root`` (see :func:`rooted`) and
+    recorded as given."""
     rows = []
     for p in paths:
         p = Path(p)
-        files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
+        where = Path(rooted(root, p))
+        files = sorted(f for f in where.rglob("*") if f.is_file()) if where.is_dir() else [where]
         for f in files:
             if f.name.startswith("."):
                 continue
-            rows.append({"path": str(f), "bytes": f.stat().st_size, "sha256": sha256_of(f)})
+            rows.append({"path": str(p / f.relative_to(where)) if f != where else str(p),
+                         "bytes": f.stat().st_size, "sha256": sha256_of(f)})
     return rows
 
 
@@ -102,16 +117,17 @@ def versions() -> dict[str, str]:
 
 
 def write_manifest(directory: str | os.PathLike, command: str, inputs: Iterable[str | os.PathLike],
-                   parameters: dict[str, Any], *, argv: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
+                   parameters: dict[str, Any], *, argv: Sequence[str] = (),
+                   root: str | os.PathLike | None = None, **extra: Any) -> dict[str, Any]:
     """Write ``manifest.json``: what ran, on which inputs (with checksums), with which
     parameters and package versions, plus any command-specific counts in ``extra``.
 
-    ``argv`` is the command line after ``agree`` (the CLI passes what it was given).
-    No timestamp: the same inputs and seed give a byte-identical directory."""
+    ``argv`` is the command line after ``agree`` (the CLI passes what it was given);
+    ``root``: where relative input paths are read (:func:`rooted`). No timestamp: the same inputs and seed give a byte-identical directory."""
     manifest = {
         "command": command,
         "argv": list(argv),
-        "inputs": describe_inputs(inputs),
+        "inputs": describe_inputs(inputs, root),
         "parameters": {k: _jsonable(v) for k, v in parameters.items()},
         "versions": versions(),
         **{k: _jsonable(v) for k, v in extra.items()},

@@ -32,22 +32,21 @@ directory and only their byte offsets (8 bytes each) are held for the shuffle.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
-import re
-import sys
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
 
+from formats.manifest import atomic_output_dir, rooted, write_manifest
 from formats.vocab import EOS, UNK, read_vocab  # noqa: F401  (EOS, UNK handed on)
 from lm.errors import LMError
 
 SPLITS = ("train", "valid", "test")
 _FILES = ("train.txt", "valid.txt", "test.txt", "vocab.txt")
-_WIKITEXT_HEADING = re.compile(r"^\s*(?:= )+.*(?: =)+\s*$")
 _TMP = ".sentences.tmp"
 
 
@@ -91,6 +90,50 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
     workers: processes that parse wikitext (1: none).
     Raises :class:`LMError` on unreadable input or when too few sentences remain.
     """
+    inputs = _check_inputs(inputs, vocab_size, max_unk)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = out_dir / _TMP
+    stats = {"pages": 0, "articles": 0, "sentences_read": 0, "tokens_read": 0}
+    try:
+        offsets, counts = _gather(inputs, tmp, lang, stats, quiet=quiet, clitics=clitics, workers=workers)
+        kept = _filter_unknown(tmp, offsets, set(_most_frequent(counts, vocab_size)), max_unk)
+        stats["sentences_dropped_unk"] = len(offsets) - len(kept)
+        del offsets, counts
+        if len(kept) < 3:
+            raise LMError(
+                f"too few sentences: {len(kept)} of {stats['sentences_read']} in {_names(inputs)} "
+                f"have at most {100 * max_unk:g}% unknown words; need at least 3 "
+                "(one each for train, valid and test)")
+        train_counts, n_tokens = _split(tmp, kept, out_dir, seed, stats)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    tmp.unlink(missing_ok=True)
+    _write_vocab(out_dir, train_counts, n_tokens, vocab_size, stats)
+    return _corpus(out_dir, lang, n_tokens, stats)
+
+
+def corpus_to_dir(out: str | os.PathLike, inputs: Sequence[str | os.PathLike], lang: str, *,
+                  vocab_size: int = 50000, max_unk: float = 0.05, clitics: str = "split", workers: int = 1,
+                  seed: int = 1111, argv: Sequence[str] = (), force: bool = False, quiet: bool = False,
+                  root: str | os.PathLike | None = None) -> Corpus:
+    """What ``agree corpus`` writes: :func:`prepare_corpus` into ``out`` (atomically,
+    under the --out policy) with its manifest.json. ``argv``: the command line the
+    manifest records; ``root``: where relative paths, ``out`` included, are read and
+    written, recorded as given (:func:`formats.manifest.rooted`). The corpus returned
+    names the temporary directory it was built in; load ``out`` to read it."""
+    params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics, "seed": seed}
+    at = [rooted(root, p) for p in inputs]
+    with atomic_output_dir(rooted(root, out), "corpus", at, force, quiet) as tmp:
+        result = prepare_corpus(at, tmp, lang, vocab_size=vocab_size, seed=seed, max_unk=max_unk,
+                                quiet=quiet, clitics=clitics, workers=workers)
+        write_manifest(tmp, "corpus", inputs, params, n_tokens=result.n_tokens, stats=result.stats,
+                       sha256=result.sha256, argv=argv, root=root)
+    return result
+
+
+def _check_inputs(inputs: Sequence[str | os.PathLike], vocab_size: int, max_unk: float) -> list[Path]:
     inputs = [Path(p) for p in inputs]
     if not inputs:
         raise LMError("no input files given")
@@ -103,67 +146,66 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
             raise LMError(f"{p}: no such file")
         if p.is_dir():
             raise LMError(f"{p}: is a directory, not a dump or text file")
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir / _TMP
-    try:
-        # Pass 1: every sentence to a temporary file, counting words.
-        counts: Counter = Counter()
-        offsets = array("q")
-        stats = {"pages": 0, "articles": 0, "sentences_read": 0, "tokens_read": 0}
-        with open(tmp, "wb") as fh:
-            for tokens in _input_sentences(inputs, lang, stats, quiet=quiet, clitics=clitics,
-                                           workers=workers):
-                offsets.append(fh.tell())
-                fh.write(" ".join(tokens).encode("utf-8") + b"\n")
-                counts.update(tokens)
-        if not offsets:
-            raise LMError(f"empty corpus: no sentences in {_names(inputs)}")
+    return inputs
 
-        # Pass 2: the paper's filter, against the vocab_size most frequent words.
-        known = set(_most_frequent(counts, vocab_size))
-        kept = array("q")
-        with open(tmp, "rb") as fh:
-            for off in offsets:
-                words = fh.readline().decode("utf-8").split()
-                unknown = sum(1 for w in words if w not in known)
-                if unknown <= max_unk * len(words):
-                    kept.append(off)
-        stats["sentences_dropped_unk"] = len(offsets) - len(kept)
-        del offsets, counts
-        if len(kept) < 3:
-            raise LMError(
-                f"too few sentences: {len(kept)} of {stats['sentences_read']} in {_names(inputs)} "
-                f"have at most {100 * max_unk:g}% unknown words; need at least 3 "
-                "(one each for train, valid and test)")
 
-        # Shuffle by sentence, split 8:1:1, write; count words of train.
-        order = array("q", range(len(kept)))
-        random.Random(seed).shuffle(order)
-        n_heldout = max(1, len(kept) // 10)
-        parts = {"valid": order[:n_heldout], "test": order[n_heldout:2 * n_heldout],
-                 "train": order[2 * n_heldout:]}
-        train_counts: Counter = Counter()
-        n_tokens = {}
-        with open(tmp, "rb") as src:
-            for split in SPLITS:
-                n = 0
-                with open(out_dir / f"{split}.txt", "wb") as dst:
-                    for i in parts[split]:
-                        src.seek(kept[i])
-                        line = src.readline()
-                        dst.write(line)
-                        words = line.decode("utf-8").split()
-                        n += len(words)
-                        if split == "train":
-                            train_counts.update(words)
-                n_tokens[split] = n
-                stats[f"sentences_{split}"] = len(parts[split])
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    tmp.unlink(missing_ok=True)
+def _gather(inputs: list[Path], tmp: Path, lang: str, stats: dict, **reading) -> tuple[array, Counter]:
+    """Pass 1: every sentence to the temporary file ``tmp``; (their byte offsets, word counts)."""
+    from lm.corpus_input import input_sentences  # lazy: mwxml and mwparserfromhell, only to read inputs
 
+    counts: Counter = Counter()
+    offsets = array("q")
+    with open(tmp, "wb") as fh:
+        for tokens in input_sentences(inputs, lang, stats, **reading):
+            offsets.append(fh.tell())
+            fh.write(" ".join(tokens).encode("utf-8") + b"\n")
+            counts.update(tokens)
+    if not offsets:
+        raise LMError(f"empty corpus: no sentences in {_names(inputs)}")
+    return offsets, counts
+
+
+def _filter_unknown(tmp: Path, offsets: array, known: set, max_unk: float) -> array:
+    """Pass 2, the paper's filter: offsets of the sentences with at most ``max_unk``
+    of their words outside ``known`` (the vocab_size most frequent words)."""
+    kept = array("q")
+    with open(tmp, "rb") as fh:
+        for off in offsets:
+            words = fh.readline().decode("utf-8").split()
+            unknown = sum(1 for w in words if w not in known)
+            if unknown <= max_unk * len(words):
+                kept.append(off)
+    return kept
+
+
+def _split(tmp: Path, kept: array, out_dir: Path, seed: int, stats: dict) -> tuple[Counter, dict]:
+    """Shuffle by sentence, split 8:1:1 and write the splits; (train word counts, tokens per split)."""
+    order = array("q", range(len(kept)))
+    random.Random(seed).shuffle(order)
+    n_heldout = max(1, len(kept) // 10)
+    parts = {"valid": order[:n_heldout], "test": order[n_heldout:2 * n_heldout],
+             "train": order[2 * n_heldout:]}
+    train_counts: Counter = Counter()
+    n_tokens = {}
+    with open(tmp, "rb") as src:
+        for split in SPLITS:
+            n = 0
+            with open(out_dir / f"{split}.txt", "wb") as dst:
+                for i in parts[split]:
+                    src.seek(kept[i])
+                    line = src.readline()
+                    dst.write(line)
+                    words = line.decode("utf-8").split()
+                    n += len(words)
+                    if split == "train":
+                        train_counts.update(words)
+            n_tokens[split] = n
+            stats[f"sentences_{split}"] = len(parts[split])
+    return train_counts, n_tokens
+
+
+def _write_vocab(out_dir: Path, train_counts: Counter, n_tokens: dict, vocab_size: int, stats: dict) -> None:
+    """vocab.txt and counts.tsv, recounted on the training split (honest valid/test perplexities)."""
     ranked = sorted(train_counts.items(), key=lambda kv: (-kv[1], kv[0]))
     vocab = [EOS, UNK] + [w for w, _ in ranked if w not in (EOS, UNK)][:vocab_size]
     (out_dir / "vocab.txt").write_text("".join(w + "\n" for w in vocab), encoding="utf-8")
@@ -173,7 +215,6 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
     stats["vocab_size"] = len(vocab)
     stats["train_oov_rate"] = round(
         sum(c for w, c in ranked if w not in in_vocab) / max(n_tokens["train"], 1), 6)
-    return _corpus(out_dir, lang, n_tokens, stats)
 
 
 def load_corpus(directory: str | os.PathLike) -> Corpus:
@@ -189,7 +230,6 @@ def load_corpus(directory: str | os.PathLike) -> Corpus:
     lang, stats = "", {}
     manifest = directory / "manifest.json"
     if manifest.is_file():
-        import json
         try:
             data = json.loads(manifest.read_text(encoding="utf-8"))
             lang = str(data.get("parameters", {}).get("lang", ""))
@@ -203,12 +243,6 @@ def is_corpus_dir(path: str | os.PathLike) -> bool:
     """Whether ``path`` is a directory holding train/valid/test.txt and vocab.txt."""
     path = Path(path)
     return path.is_dir() and all((path / f).is_file() for f in _FILES)
-
-
-
-
-
-
 
 
 def read_counts(path: str | os.PathLike) -> dict[str, int]:
@@ -267,115 +301,3 @@ def _count_tokens(path: Path) -> int:
 
 def _names(paths: Sequence[Path]) -> str:
     return ", ".join(str(p) for p in paths)
-
-
-def _input_sentences(inputs: Sequence[Path], lang: str, stats: dict, *, quiet: bool,
-                     clitics: str, workers: int) -> Iterator[list[str]]:
-    """Every sentence of every input, with one progress bar (compressed bytes
-    read, pages, tokens) over all of them."""
-    from tqdm import tqdm
-
-    from lm.wikidump import is_dump
-
-    sizes = [p.stat().st_size for p in inputs]
-    with tqdm(total=sum(sizes), unit="B", unit_scale=True, desc="corpus", file=sys.stderr,
-              disable=quiet, dynamic_ncols=True) as bar:
-        done = 0
-        for path, size in zip(inputs, sizes):
-            reader = _dump_sentences if is_dump(path) else _text_sentences
-            for tokens, pos in reader(path, lang, stats, clitics, workers):
-                stats["sentences_read"] += 1
-                stats["tokens_read"] += len(tokens)
-                yield tokens
-                if pos is not None and done + pos > bar.n:
-                    bar.set_postfix(pages=stats["pages"], tokens=stats["tokens_read"], refresh=False)
-                    bar.update(done + pos - bar.n)
-            done += size
-            bar.update(done - bar.n)
-        bar.set_postfix(pages=stats["pages"], tokens=stats["tokens_read"])
-
-
-_SNIFF_LINES = 50
-_CONLLU_ID = re.compile(r"\d+(?:[-.]\d+)?$")
-
-
-def _looks_conllu(line: str) -> bool:
-    """A CoNLL-U token line (10 tab-separated fields, an ID first) or sentence comment."""
-    if line.startswith(("# sent_id =", "# sent_id=", "# text =")):
-        return True
-    fields = line.rstrip("\r\n").split("\t")
-    return len(fields) == 10 and bool(_CONLLU_ID.match(fields[0]))
-
-
-def _text_sentences(path: Path, lang, stats, clitics, workers):
-    """Lines of a plain tokenised text file (compressed or not) as sentences."""
-    from lm.wikidump import open_binary
-
-    stream, raw = open_binary(path)
-    lineno = 0
-    try:
-        for lineno, line in enumerate(stream, 1):
-            try:
-                text = line.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise LMError(f"{path}:{lineno}: not valid UTF-8 ({e.reason} at byte {e.start} "
-                              "of the line)") from None
-            if lineno <= _SNIFF_LINES and _looks_conllu(text):
-                raise LMError(f"{path}:{lineno}: this looks like a CoNLL-U treebank, not a dump or "
-                              f"tokenised text; for treebanks use agree extract")
-            words = text.lstrip("\ufeff").split()
-            if words and not _WIKITEXT_HEADING.match(text):
-                yield words, (raw.tell() if lineno % 1000 == 0 else None)
-    except (EOFError, OSError) as e:
-        raise LMError(f"{path}: truncated or corrupt compressed file after line {lineno} "
-                      f"({e or 'unexpected end of data'})") from None
-    finally:
-        raw.close()
-
-
-def _dump_sentences(path: Path, lang, stats, clitics, workers):
-    """Tokenised sentences of the articles of a MediaWiki dump, in page order
-    (also with ``workers`` > 1: pages are parsed in order-preserving batches)."""
-    from itertools import islice
-
-    from lm.wikidump import iter_pages
-
-    pos = [0]
-
-    def on_page(offset: int) -> None:
-        pos[0] = offset
-        stats["pages"] += 1
-
-    pages = ((p, lang, clitics) for p in iter_pages(path, on_page=on_page))
-    pool = None
-    if workers > 1:
-        import multiprocessing
-        pool = multiprocessing.get_context("spawn").Pool(workers)
-    try:
-        # Batches bound the memory a fast reader could fill ahead of slow parsers.
-        while batch := list(islice(pages, 16 * max(workers, 1))):
-            results = pool.map(_page_sentences, batch, chunksize=4) if pool else \
-                map(_page_sentences, batch)
-            for sents in results:
-                stats["articles"] += 1
-                for s in sents:
-                    yield s, pos[0]
-    finally:
-        if pool is not None:
-            pool.terminate()
-
-
-def _page_sentences(job) -> list[list[str]]:
-    """One article -> its sentences (lists of tokens) with at least one letter.
-    Top-level so that worker processes can run it."""
-    from lm.tokenize import get_tokenizer
-    from lm.wikidump import page_paragraphs
-
-    page, lang, clitics = job
-    tok = get_tokenizer(lang, clitics)
-    out = []
-    for para in page_paragraphs(page):
-        for sent in tok.sentences(para):
-            if any(c.isalpha() for w in sent for c in w):
-                out.append(sent)
-    return out

@@ -443,8 +443,8 @@ SCORE = [
 ]
 
 PERTURB = [
-    R("perturb", "unknown aspect 'typo'", "{items} --aspect typo --severity 0.5 --out {out}",
-      id="perturb-unknown-aspect"),
+    R("perturb", "Invalid value for '--aspect': 'typo' is not one of", "{items} --aspect typo --severity 0.5 "
+      "--out {out}", 2, id="perturb-unknown-aspect"),
     R("perturb", "severity 1.5 out of range", "{items} --aspect qwerty --severity 1.5 --out {out}",
       id="perturb-severity-1.5"),
     R("perturb", "is not a finite number", "{items} --aspect qwerty --severity nan --out {out}", 2,
@@ -457,8 +457,8 @@ PERTURB = [
       id="perturb-semantic-no-vectors"),
     R("perturb", "expected KEY=VALUE", "{items} --aspect articles --severity 0.5 -o mode --out {out}",
       id="perturb-option-without-value"),
-    R("perturb", "option pos_group='adverbs' not allowed",
-      "{items} --aspect swap --severity 0.5 --pos-group adverbs --out {out}", id="perturb-bad-pos-group"),
+    R("perturb", "Invalid value for '--pos-group': 'adverbs' is not one of",
+      "{items} --aspect swap --severity 0.5 --pos-group adverbs --out {out}", 2, id="perturb-bad-pos-group"),
     R("perturb", "are for the semantic aspect only",
       "{items} --aspect swap --severity 0.5 --vectors {text} --out {out}", id="perturb-vectors-not-semantic"),
     R("perturb", "does not exist", "{tmp}/nope --aspect swap --severity 0.5 --out {out}", 2,

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from agreement.cli import cli
-from agreement.demo import MODELS, commands, demo_config, run_demo
+from agreement.demo.run import MODELS, commands, demo_config, run_demo
 from agreement.report import Tally
 
 
@@ -70,6 +70,18 @@ def test_commands_are_the_documented_pipeline():
     assert steps == ["corpus", "extract", "nonce", "train-lm", "train-lm", "train-lm", "score"]
 
 
+def test_lstm_options_are_train_lm_fields_in_the_order_given():
+    from agreement.demo.run import TINY_LSTM_OPTIONS, train_options
+
+    assert train_options(TINY_LSTM_OPTIONS) == {"hidden_size": 64, "emb_size": 64, "tied": True, "dropout": 0.0,
+                                                "batch_size": 4, "threads": 1}
+    assert list(train_options(("--threads", "2", "--no-tied"))) == ["threads", "tied"]
+    with pytest.raises(ValueError, match="'--heads' is not one of"):
+        train_options(("--heads", "2"))
+    with pytest.raises(ValueError, match="--hidden needs a value"):
+        train_options(("--hidden",))
+
+
 def test_cli_help_and_bad_size():
     runner = CliRunner()
     result = runner.invoke(cli, ["demo", "--help"])
@@ -95,7 +107,7 @@ def test_a_failing_step_leaves_no_output(tmp_path):
 def test_a_treebank_without_items_is_a_clear_error(tmp_path):
     """Unmodified subjects sit next to their verbs: no long-distance item, one clear error."""
     from agreement.errors import AgreeError
-    from agreement.synthlang import GrammarConfig
+    from agreement.demo.synthlang import GrammarConfig
 
     config = demo_config("tiny", quiet=True, sentences=5,
                          grammar=GrammarConfig(p_subject_pp=0, p_subject_rc=0, p_coordination=0))

@@ -7,7 +7,7 @@ import conllu
 import pytest
 
 from agreement.errors import AgreeError
-from agreement.synthlang import LEXICON, Generator, GrammarConfig, to_conllu, write_synthetic
+from agreement.demo.synthlang import LEXICON, Generator, GrammarConfig, to_conllu, write_synthetic
 
 
 @pytest.fixture(scope="module")

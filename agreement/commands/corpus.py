@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import invocation_argv
-from agreement.options import POSITIVE_INT, PROBABILITY, log, out_option, quiet_option, seed_option, warn
-from formats.manifest import atomic_output_dir, write_manifest
+from agreement.options import POSITIVE_INT, PROBABILITY, invocation_argv, log, out_option, quiet_option, \
+    seed_option, warn
+from lm.corpus import corpus_to_dir
+from lm.tokenize import lang_warning
 
 
 @click.command()
@@ -26,7 +27,9 @@ from formats.manifest import atomic_output_dir, write_manifest
 @seed_option
 @quiet_option
 def corpus(inputs, lang, out, force, vocab_size, max_unk, clitics, workers, seed, quiet):
-    """Prepare a language-model corpus from MediaWiki XML dumps (.xml, .xml.bz2,
+    """Prepare an LM corpus and its vocabulary.
+
+    Prepare a language-model corpus from MediaWiki XML dumps (.xml, .xml.bz2,
     multistream too) or plain tokenised text files (one sentence per line):
     extract article prose, split sentences, tokenise as the language's UD
     treebanks do, drop sentences with more than --max-unk unknown words,
@@ -38,19 +41,10 @@ def corpus(inputs, lang, out, force, vocab_size, max_unk, clitics, workers, seed
       agree corpus enwiki-latest-pages-articles1.xml.bz2 --lang en --out en-corpus
       agree corpus kind-it.txt --lang it --vocab-size 20000 --out it-corpus
     """
-    from lm.corpus import prepare_corpus
-    from lm.tokenize import lang_warning
-
     if (warning := lang_warning(lang)) is not None:  # a warning, not an error: the generic rules work
         warn(warning)
-
-    params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics,
-              "seed": seed}
-    with atomic_output_dir(out, "corpus", inputs, force, quiet) as tmp:
-        result = prepare_corpus(inputs, tmp, lang, vocab_size=vocab_size, seed=seed,
-                                max_unk=max_unk, quiet=quiet, clitics=clitics, workers=workers)
-        write_manifest(tmp, "corpus", inputs, params, n_tokens=result.n_tokens,
-                       stats=result.stats, sha256=result.sha256, argv=invocation_argv())
+    result = corpus_to_dir(out, inputs, lang, vocab_size=vocab_size, max_unk=max_unk, clitics=clitics,
+                           workers=workers, seed=seed, argv=invocation_argv(), force=force, quiet=quiet)
     s = result.stats
     log(f"{s['sentences_read']} sentences ({s['tokens_read']} tokens) read, "
         f"{s['sentences_dropped_unk']} dropped (> {100 * max_unk:g}% unknown); "

@@ -14,7 +14,9 @@ from agreement.options import out_option, quiet_option, seed_option
                    "2-epoch LSTM (about a minute on 2 CPU cores); tiny: a 10-second smoke run.")
 @quiet_option
 def demo(out, force, seed, size, quiet):
-    """Run the whole study on a language the project generates itself (nothing is
+    """Run the whole study on a generated language.
+
+    Run the whole study on a language the project generates itself (nothing is
     downloaded): a treebank with long-distance number agreement across attractors
     and a training corpus, then agree corpus, extract, nonce, train-lm (LSTM,
     5-gram Kneser-Ney, unigram) and score, and write report.md: accuracy on
@@ -27,7 +29,7 @@ def demo(out, force, seed, size, quiet):
       agree demo --out demo-out
       agree demo --size tiny --seed 2 --out demo-tiny
     """
-    from agreement.demo import demo_config, run_demo
+    from agreement.demo.run import demo_config, run_demo  # lazy: the whole pipeline loads only when it runs
 
     result = run_demo(out, demo_config(size, seed=seed, quiet=quiet), force=force)
     click.echo(result.table, nl=False)

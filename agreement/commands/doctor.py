@@ -11,7 +11,9 @@ from agreement.doctor import format_checks, run_checks
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {name, ok, detail, needed_for}.")
 def doctor(as_json):
-    """Check this installation: Python, the agree version, torch and its device
+    """Check what works in this installation.
+
+    Check this installation: Python, the agree version, torch and its device
     (CUDA or CPU), KenLM's lmplz/build_binary, the kenlm module and the optional
     stacks (hf: transformers...; gguf: llama_cpp...; analysis: scipy, statsmodels).
     One line each on stdout; a missing part says how to get it. Exit code 0 even

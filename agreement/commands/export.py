@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import invocation_argv
-from agreement.options import log, out_option, quiet_option
+from agreement.export_dir import FORMATS, export_to_dir
+from agreement.options import invocation_argv, log, out_option, quiet_option
 
 
 @click.command()
 @click.argument("testsets", nargs=-1, required=True, metavar="TESTSET...")
-@click.option("--format", "fmt", type=click.Choice(["blimp", "multiblimp"]), required=True,
+@click.option("--format", "fmt", type=click.Choice(FORMATS), required=True,
               help="blimp: one <paradigm>.jsonl per construction and condition, BLiMP's fields "
                    "(one_prefix_* included); multiblimp: one <condition>.tsv with MultiBLiMP's "
                    "columns (sen, wrong_sen, phenomenon ...).")
@@ -17,7 +17,9 @@ from agreement.options import log, out_option, quiet_option
 @out_option
 @quiet_option
 def export(testsets, fmt, lang, out, force, quiet):
-    """Write test items (original, nonce, perturbed) as minimal pairs that
+    """Write items as BLiMP/MultiBLiMP pairs.
+
+    Write test items (original, nonce, perturbed) as minimal pairs that
     lm-evaluation-harness, minicons or BLiMP's own scripts read.
 
     TESTSET: anything `agree score` reads. Each item becomes one pair: the
@@ -34,28 +36,5 @@ def export(testsets, fmt, lang, out, force, quiet):
       agree export en-nonce --format blimp --out en-blimp
       agree score en-blimp --model runs/kn5 --method sentence --out en-blimp-scores
     """
-    from formats.blimp import write_blimp
-    from formats.multiblimp import write_multiblimp
-    from formats.manifest import atomic_output_dir, write_manifest
-    from formats.papertab import detect_testset, load_testset, testset_files
-    from formats.scored import condition
-
-    with atomic_output_dir(out, "export", testsets, force, quiet) as tmp:
-        items = []
-        for t in testsets:
-            ts = load_testset(t)
-            log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
-            items += ts.items
-        if fmt == "blimp":
-            counts = write_blimp(items, tmp, condition)
-        else:
-            counts = {}
-            for cond in sorted({condition(it) for it in items}):
-                name = f"{cond.replace(':', '_').replace('/', '_')}.tsv"
-                counts[name] = write_multiblimp([it for it in items if condition(it) == cond],
-                                                tmp / name, condition, lang=lang)
-        inputs = [p for t in testsets for p in testset_files(detect_testset(t)[1])]
-        write_manifest(tmp, "export", list(dict.fromkeys(inputs)),
-                       {"testsets": list(testsets), "format": fmt, "lang": lang},
-                       counts={"pairs": sum(counts.values()), "files": counts}, argv=invocation_argv())
+    counts = export_to_dir(out, testsets, fmt, lang=lang, argv=invocation_argv(), force=force, quiet=quiet)
     log(f"wrote {sum(counts.values())} pairs in {len(counts)} files to {out}", quiet)

@@ -3,15 +3,12 @@ from __future__ import annotations
 
 import click
 
-from agreement.extract import (CONSTRUCTIONS_FILE, ExtractConfig, extract_items, parse_features, parse_values,
-                               summary_table, write_constructions)
-from agreement.options import invocation_argv
-from agreement.options import POSITIVE_INT, COUNT, log, out_option, quiet_option, warn
-from formats.manifest import atomic_output_dir, write_manifest
+from agreement.extract import ExtractConfig, parse_features, parse_values, summary_table
+from agreement.extract_dir import FORMATS, extract_to_dir
+from agreement.options import COUNT, POSITIVE_INT, invocation_argv, log, out_option, quiet_option, warn
 from treebanks.cache import default_cache_dir
-from formats.items import ITEMS_FILE, write_items
 from formats.vocab import vocab_words
-from treebanks.paradigms import MODES, PARADIGMS_FILE
+from treebanks.paradigms import MODES
 
 
 @click.command()
@@ -42,7 +39,7 @@ from treebanks.paradigms import MODES, PARADIGMS_FILE
                    "from cue to target and both target forms are in it.")
 @click.option("--explain", multiple=True, metavar="CONSTRUCTION",
               help='Print a construction\'s joint counts and verdict, e.g. "R VERB NOUN CCONJ VERB".')
-@click.option("--format", "fmt", type=click.Choice(["tsv", "colorlessgreen"]), default="tsv",
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="tsv",
               show_default=True, help="colorlessgreen: also write the paper's generated.text/.gold/.eval/.tab.")
 @click.option("--no-cache", is_flag=True,
               help="Parse the treebank files even when the cache ($XDG_CACHE_HOME/agree/treebanks, else "
@@ -52,7 +49,9 @@ from treebanks.paradigms import MODES, PARADIGMS_FILE
 @quiet_option
 def extract(treebanks, out, force, features, values, lang, min_count, min_distance, max_distance, alt,
             infer_verb_number, vocab, explain, fmt, no_cache, workers, quiet):
-    """Mine long-distance agreement constructions from UD treebank files (.conllu,
+    """Mine agreement items from UD treebanks.
+
+    Mine long-distance agreement constructions from UD treebank files (.conllu,
     .conllu.gz, .conllu.bz2, or directories of them) and write the original test
     items: constructions.tsv, items.tsv, paradigms.tsv, manifest.json. Prints the
     kept constructions (and any --explain diagnostics) on stdout.
@@ -69,27 +68,16 @@ def extract(treebanks, out, force, features, values, lang, min_count, min_distan
           --explain "R VERB NOUN CCONJ VERB"
     """
     config = ExtractConfig(features=parse_features(features), min_count=min_count, min_distance=min_distance,
-                           max_distance=max_distance, alt=alt, values=parse_values(values), infer_verb_number=infer_verb_number,
-                           vocab=vocab_words(vocab) if vocab else None, lang=lang, explain=tuple(explain),
-                           quiet=quiet, cache_dir=None if no_cache else str(default_cache_dir()), workers=workers)
-    with atomic_output_dir(out, "extract", [*treebanks, vocab], force, quiet) as tmp:
-        result = extract_items(treebanks, config)
-        if not result.items:
-            warn(f"no agreement items: {result.sentences} sentences gave {len(result.kept)} constructions "
-                 f"kept (--min-count {min_count}, distance {min_distance}..{max_distance}); see the "
-                 f"table on stdout")
-        write_items(tmp / ITEMS_FILE, result.items)
-        write_constructions(tmp / CONSTRUCTIONS_FILE, result, config.features)
-        result.paradigms.save(tmp / PARADIGMS_FILE)
-        if fmt == "colorlessgreen":
-            from formats.colorlessgreen import write_colorlessgreen
-            write_colorlessgreen(result.items, tmp, features=config.features,
-                                 frequencies=result.paradigms.form_counts())
-        write_manifest(tmp, "extract", list(result.files) + ([vocab] if vocab else []),
-                       {**config.parameters(), "vocab": vocab, "format": fmt},
-                       counts={"sentences": result.sentences, "tokens": result.tokens,
-                               "constructions": len(result.kept), "items": len(result.items)},
-                       constructions=[c.name for c in result.kept], filters=result.filters, argv=invocation_argv())
+                           max_distance=max_distance, alt=alt, values=parse_values(values),
+                           infer_verb_number=infer_verb_number, vocab=vocab_words(vocab) if vocab else None,
+                           lang=lang, explain=tuple(explain), quiet=quiet,
+                           cache_dir=None if no_cache else str(default_cache_dir()), workers=workers)
+    result = extract_to_dir(out, treebanks, config, vocab=vocab, fmt=fmt, argv=invocation_argv(), force=force,
+                            quiet=quiet)
+    if not result.items:
+        warn(f"no agreement items: {result.sentences} sentences gave {len(result.kept)} constructions "
+             f"kept (--min-count {min_count}, distance {min_distance}..{max_distance}); see the "
+             f"table on stdout")
     click.echo(summary_table(result))
     for text in result.explanations:
         click.echo(text)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import invocation_argv
-from agreement.options import log, out_option, quiet_option
+from agreement.options import invocation_argv, log, out_option, quiet_option
+from formats.manifest import atomic_output_dir, write_manifest
 
 
 @click.command("import-model")
@@ -15,7 +15,9 @@ from agreement.options import log, out_option, quiet_option
 @out_option
 @quiet_option
 def import_model(fmt, checkpoint, vocab, out, force, quiet):
-    """Convert a released language model into a model directory for `agree score`.
+    """Convert a released model for agree score.
+
+    Convert a released language model into a model directory for `agree score`.
 
     FORMAT colorlessgreen: the paper's LSTMs (hidden650_batch128_dropout0.2_lr20.0.pt
     and siblings), whole pickled `model.RNNModel` modules of torch 0.3-1.0. The pickle
@@ -31,9 +33,7 @@ def import_model(fmt, checkpoint, vocab, out, force, quiet):
         --vocab vocab.txt --out runs/gulordava-en
       agree score ../shared/data/colorlessgreen/English/generated --model runs/gulordava-en --out s
     """
-    # torch is imported by lm.released; loaded only when this command runs
-    from formats.manifest import atomic_output_dir, write_manifest
-    from lm.released import import_released
+    from lm.released import import_released  # lazy: heavy (torch), loaded only when this command runs
 
     with atomic_output_dir(out, "import-model", [checkpoint, vocab], force, quiet) as tmp:
         config = import_released(checkpoint, vocab, tmp)

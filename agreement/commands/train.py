@@ -51,7 +51,9 @@ ARCHS = ("lstm", "transformer", "kn5", "unigram")
 @quiet_option
 @out_option
 def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, out, force, **options):
-    """Train a language model on a corpus directory (`agree corpus`), MediaWiki
+    """Train a language model.
+
+    Train a language model on a corpus directory (`agree corpus`), MediaWiki
     dumps or tokenised text files (one sentence per line; prepared into
     OUT/corpus first). Neural models train into OUT.partial (checkpointed; Ctrl-C
     saves and stops, --resume continues) and appear as OUT when done: config.json,
@@ -65,20 +67,13 @@ def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, o
       agree train-lm kind-it.txt --lang it --arch transformer --size small \\
         --tokenizer sentencepiece --out it-tf
     """
-    from formats.manifest import write_manifest
-    from lm.train import train_lm as train
-
-    params = {"arch": arch, "lang": lang, "size": size, "epochs": epochs, "max_steps": max_steps,
-              "seed": seed, **{k: v for k, v in options.items() if v is not None}}
-
-    def manifest(directory, metrics):
-        write_manifest(directory, "train-lm", inputs, params, metrics=metrics, argv=invocation_argv())
+    from lm.train_dir import train_lm_to_dir  # lazy: lm.train is imported only when training
 
     # Ctrl-C: lm.train saves a checkpoint and raises TrainingInterrupted, which the
     # CLI edge reports as one "Interrupted: ..." line with exit code 130.
-    result = train(inputs, out, arch=arch, lang=lang, size=size, seed=seed,
-                   max_steps=max_steps, epochs=epochs, resume=resume, quiet=quiet,
-                   finalize=manifest, force=force, **options)
+    result = train_lm_to_dir(out, inputs, arch=arch, lang=lang, size=size, epochs=epochs, max_steps=max_steps,
+                             seed=seed, resume=resume, argv=invocation_argv(), force=force, quiet=quiet,
+                             **options)
     m = result.metrics
     quiet = quiet or os.environ.get("RANK", "0") != "0"   # torchrun: one report, from rank 0
     log(f"{arch}: validation perplexity {m['valid_ppl']:.2f} over {m['valid_tokens']} tokens "

@@ -1,0 +1,42 @@
+"""What ``agree export`` writes, as a library verb: test items as BLiMP jsonl or
+MultiBLiMP TSV minimal pairs, with manifest.json."""
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from formats.blimp import write_blimp
+from agreement.options import log
+from formats.manifest import atomic_output_dir, write_manifest
+from formats.multiblimp import write_multiblimp
+from formats.papertab import detect_testset, load_testset, testset_files
+from formats.scored import condition
+
+FORMATS = ("blimp", "multiblimp")
+
+
+def export_to_dir(out: str | os.PathLike, testsets: Sequence[str], fmt: str, *, lang: str = "",
+                  argv: Sequence[str] = (), force: bool = False, quiet: bool = False) -> dict[str, int]:
+    """Write every item of ``testsets`` (anything ``agree score`` reads) as one pair
+    into ``out`` (atomically, under the --out policy): ``fmt`` blimp, one
+    <paradigm>.jsonl per construction and condition; multiblimp, one
+    <condition>.tsv (``lang``: its lang column). Returns pairs per file written."""
+    with atomic_output_dir(out, "export", testsets, force, quiet) as tmp:
+        items = []
+        for t in testsets:
+            ts = load_testset(t)
+            log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
+            items += ts.items
+        if fmt == "blimp":
+            counts = write_blimp(items, tmp, condition)
+        else:
+            counts = {}
+            for cond in sorted({condition(it) for it in items}):
+                name = f"{cond.replace(':', '_').replace('/', '_')}.tsv"
+                counts[name] = write_multiblimp([it for it in items if condition(it) == cond],
+                                                tmp / name, condition, lang=lang)
+        inputs = [p for t in testsets for p in testset_files(detect_testset(t)[1])]
+        write_manifest(tmp, "export", list(dict.fromkeys(inputs)),
+                       {"testsets": list(testsets), "format": fmt, "lang": lang},
+                       counts={"pairs": sum(counts.values()), "files": counts}, argv=argv)
+    return counts

@@ -1,0 +1,32 @@
+"""What ``agree train-lm`` writes, as a library verb: :func:`lm.train.train_lm` plus the
+model directory's manifest.json (the CLI command and the demo call it)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+from formats.manifest import rooted, write_manifest
+from lm.train import TrainResult, train_lm
+
+
+def train_lm_to_dir(out: str | os.PathLike, inputs: Sequence[str | os.PathLike], *, arch: str,
+                    lang: str | None = None, size: str = "paper", epochs: int | None = None,
+                    max_steps: int | None = None, seed: int = 1111, resume: bool = False,
+                    argv: Sequence[str] = (), force: bool = False, quiet: bool = False,
+                    root: str | os.PathLike | None = None, **options) -> TrainResult:
+    """Train ``arch`` on ``inputs`` into ``out`` (see :func:`lm.train.train_lm`; the
+    --out policy, OUT.partial, checkpoints) and write its manifest.json just before
+    the rename. ``options``: train-lm's model and training options (None = not
+    given; the manifest records the given ones in the order given); ``argv``: the
+    command line the manifest records; ``root``: where relative paths, ``out``
+    included, are read and written, recorded as given (:func:`formats.manifest.rooted`)."""
+    params = {"arch": arch, "lang": lang, "size": size, "epochs": epochs, "max_steps": max_steps,
+              "seed": seed, **{k: v for k, v in options.items() if v is not None}}
+
+    def manifest(directory: Path, metrics: dict) -> None:
+        write_manifest(directory, "train-lm", inputs, params, metrics=metrics, argv=argv, root=root)
+
+    return train_lm([rooted(root, p) for p in inputs], rooted(root, out), arch=arch, lang=lang, size=size,
+                    seed=seed, max_steps=max_steps, epochs=epochs, resume=resume, quiet=quiet,
+                    finalize=manifest, force=force, **options)
