@@ -58,14 +58,14 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, 
         raise AgreeError(f"agree analyze needs scipy and statsmodels ({e}); "
                          "pip install 'agree[analysis]'") from None
     from agreement.analysis.render import to_markdown, write_analysis
-    from agreement.analysis.rows import read_scored
+    from agreement.analysis.rows import scored_table
     from agreement.analysis.run import analyze as run_analysis
     from agreement.humans import read_humans
     from formats.manifest import atomic_output_dir, write_manifest
 
     if n_boot < 10:
         raise AgreeError(f"--n-boot must be at least 10, not {n_boot}")
-    table = read_scored(score_dirs)
+    table = scored_table(score_dirs)
     humans_path = humans
     if humans_path is None and table.humans_path:
         if Path(table.humans_path).is_file():
