@@ -33,7 +33,7 @@ import click
 from agreement.errors import AgreeError
 from agreement.options import log
 from formats.manifest import atomic_output_dir, read_manifest, write_manifest
-from agreement.report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_report
+from agreement.report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_demo_report
 from agreement.synthlang import GrammarConfig, write_synthetic
 
 TIMINGS_FILE = "timings.tsv"
@@ -235,9 +235,9 @@ def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig(),
                       "(agreement.synthlang.write_synthetic)",
                       *("agree " + " ".join(a for a in args if a != "--quiet") for args in steps)),
             timings=Path(TIMINGS_FILE))
-        figs = write_report(inputs, "report.md")
-        finding = state_finding(figs, models)
-        acc = {m.name: {f"{c}{'_attr' if a else ''}": accuracy(figs, m.name, c, attracted=a)
+        results = write_demo_report(inputs, "report.md")
+        finding = state_finding(results, models)
+        acc = {m.name: {f"{c}{'_attr' if a else ''}": accuracy(results, m.name, c, attracted=a)
                         for c in ("original", "nonce") for a in (False, True)} for m in MODELS}
         write_manifest(".", "demo", [], _parameters(config), argv=_demo_argv(config), accuracy=acc,
                        finding=finding)

@@ -1,14 +1,23 @@
 """``agree score``: test sets + models (+ humans) -> scored items, tables and plots."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
 import numpy as np
 
 from agreement.errors import AgreeError
-from agreement.options import invocation_argv
-from agreement.options import POSITIVE_INT, log, out_option, quiet_option, seed_option
+from agreement.humans import HumanIndex, check_coverage, read_humans
+from agreement.options import POSITIVE_INT, invocation_argv, log, out_option, quiet_option, seed_option
+from agreement.score import parse_model_specs, score_testsets, split_for_method, split_model_value
+from agreement.summary import main_table, write_report
+from agreement.surprisal import TOKENS_FILE, SurprisalWriter
+from formats.manifest import atomic_output_dir, write_manifest
+from formats.papertab import detect_testset, load_testset, testset_files
+from formats.published import (humans_summary, is_blimp_humans, read_blimp_humans, read_reference,
+                               reference_summary)
+from formats.scored import write_scored
 
 
 @click.command()
@@ -17,8 +26,7 @@ from agreement.options import POSITIVE_INT, log, out_option, quiet_option, seed_
               help="A model: DIR from `agree train-lm` or `agree import-model`, a Hugging Face "
                    "save_pretrained DIR (detected by config.json's model_type; or hf:DIR), or "
                    "gguf:FILE.gguf; local files only. Repeatable; DIR may be a glob. Models "
-                   "sharing GROUP are averaged (default group: kind + architecture; Hugging "
-                   "Face and GGUF: the directory/file name).")
+                   "sharing GROUP are averaged (default label: the directory or file name).")
 @click.option("--from-outputs", "columns", multiple=True, metavar="COLUMN",
               help="Use this model column of a paper .tab TESTSET instead of running a model.")
 @click.option("--humans", type=click.Path(exists=True, dir_okay=False),
@@ -100,28 +108,11 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     scored; a subword word is its own pieces (" " + word after the first) times the
     probability that the next piece starts a new word; a tie is never correct.
     """
-    from agreement.humans import HumanIndex, check_coverage, read_humans
-    from formats.manifest import atomic_output_dir, write_manifest
-    from formats.published import is_blimp_humans
-    from formats.scored import write_scored
-    from agreement.score import parse_model_specs, split_model_value
-    from agreement.summary import main_table, write_report
-
     model_dirs = [d for m in models for d in split_model_value(m)[2]]
     with atomic_output_dir(out, "score", [*testsets, humans, reference, *model_dirs], force,
                            quiet) as tmp:
         sets, notes = _load_sets(testsets, fmt, method, quiet)
-        if not any(ts.items for ts in sets):
-            raise AgreeError(f"nothing to score: {', '.join(ts.label for ts in sets)} "
-                             f"{'has' if len(sets) == 1 else 'have'} no items (an empty test set: "
-                             f"did agree extract find no constructions?)")
-        index = None
-        if humans and is_blimp_humans(humans):
-            pass  # per-paradigm shares, joined after scoring (formats.published)
-        elif humans:
-            index = HumanIndex(read_humans(humans))
-            n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
-            log(f"{humans}: {len(index)} judged items, {n} test items matched", quiet)
+        index = _human_index(humans, sets, quiet)
         specs = parse_model_specs(models)
         options = {k: v for k, v in (("batch_size", batch_size), ("device", device), ("dtype", dtype),
                                      ("engine", engine), ("threads", threads)) if v is not None}
@@ -132,8 +123,7 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
         rows = write_scored(tmp / "items.tsv", scored)
         extra = _published(humans if index is None else None, reference, scored)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed),
-                               testsets=testsets, quiet=quiet, method=method, notes=notes,
-                               scoring=scoring, **extra)
+                               testsets=testsets, method=method, notes=notes, scoring=scoring, **extra)
         write_manifest(tmp, "score", _inputs(testsets, fmt, specs, humans, reference), {
             "testsets": testsets, "models": [f"{s.group}={s.directory}" for s in specs],
             "from_outputs": columns, "humans": humans, "require_in_vocab": require_in_vocab,
@@ -141,25 +131,34 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
             "engine": engine, "threads": threads, "seed": seed,
             "method": method, "format": fmt, "surprisal": surprisal, "units": units,
             "reference": reference},
-            counts={"items": {s.label: len(s.items) for s in sets}, "scored_rows": rows,
-                    "models": {m["name"]: {"items": m["items"], "oov_items": m["oov_items"]}
-                               for m in summary["models"]},
-                    "human_matched_items": (summary["humans"] or {}).get("matched_items"),
-                    "skipped": notes, "tokens_rows": tokens_rows},
-            scoring=scoring, argv=invocation_argv())
+            counts=_counts(sets, rows, summary, notes, tokens_rows), scoring=scoring, argv=invocation_argv())
     click.echo(main_table(summary), nl=False)
     log(f"wrote {rows} scored rows and the summary to {out}", quiet)
+
+
+def _human_index(humans, sets, quiet: bool) -> HumanIndex | None:
+    """The item-level judgments of --humans, checked against the items; None without
+    --humans or for BLiMP's per-paradigm shares (joined after scoring, formats.published)."""
+    if not humans or is_blimp_humans(humans):
+        return None
+    index = HumanIndex(read_humans(humans))
+    n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
+    log(f"{humans}: {len(index)} judged items, {n} test items matched", quiet)
+    return index
+
+
+def _counts(sets, rows: int, summary: dict, notes, tokens_rows) -> dict:
+    """The manifest's counts."""
+    return {"items": {s.label: len(s.items) for s in sets}, "scored_rows": rows,
+            "models": {m["name"]: {"items": m["items"], "oov_items": m["oov_items"]}
+                       for m in summary["models"]},
+            "human_matched_items": (summary["humans"] or {}).get("matched_items"),
+            "skipped": notes, "tokens_rows": tokens_rows}
 
 
 def _load_sets(testsets, fmt: str, method: str, quiet: bool):
     """Load every TESTSET; with --method target drop the pairs it cannot score, and
     count them. Returns (sets, notes for stderr / summary.md / manifest)."""
-    import dataclasses
-
-    from agreement.errors import AgreeError
-    from formats.papertab import load_testset
-    from agreement.score import split_for_method
-
     sets, notes = [], []
     for t in testsets:
         ts = load_testset(t, fmt)
@@ -177,15 +176,16 @@ def _load_sets(testsets, fmt: str, method: str, quiet: bool):
         sets.append(ts)
     for n in notes:
         log(n, quiet)
+    if not any(ts.items for ts in sets):
+        raise AgreeError(f"nothing to score: {', '.join(ts.label for ts in sets)} "
+                         f"{'has' if len(sets) == 1 else 'have'} no items (an empty test set: "
+                         f"did agree extract find no constructions?)")
     return sets, notes
 
 
 def _score(tmp: Path, sets, specs, surprisal: bool, units: str, **options):
     """score_testsets, writing tokens.tsv into ``tmp`` with --surprisal; returns
     (scored items, tokens.tsv rows or None)."""
-    from agreement.score import score_testsets
-    from agreement.surprisal import TOKENS_FILE, SurprisalWriter
-
     if not surprisal:
         return score_testsets(sets, specs, **options), None
     with SurprisalWriter(tmp / TOKENS_FILE, units) as writer:
@@ -195,8 +195,6 @@ def _score(tmp: Path, sets, specs, surprisal: bool, units: str, **options):
 
 def _inputs(testsets, fmt: str, specs, humans, reference) -> list[str]:
     """Every input file or directory, once, for the manifest."""
-    from formats.papertab import detect_testset, testset_files
-
     inputs = [p for t in testsets for p in testset_files(detect_testset(t, fmt)[1])]
     inputs += [s.directory for s in specs] + ([humans] if humans else [])
     inputs += [reference] if reference else []
@@ -205,9 +203,6 @@ def _inputs(testsets, fmt: str, specs, humans, reference) -> list[str]:
 
 def _published(humans, reference, scored) -> dict:
     """BLiMP per-paradigm humans and published accuracies as summary parts."""
-    from formats.published import (humans_summary, read_blimp_humans, read_reference,
-                                      reference_summary)
-
     out = {}
     if humans:
         out["paradigm_humans"] = humans_summary(read_blimp_humans(humans), scored, humans)
