@@ -170,7 +170,7 @@ def _ceiling_panel(ax, results: Results, models: Sequence[str]) -> None:
         ax.bar(xs, [r.get((m, c), float("nan")) for c in conds], width=width, label=m[:24])
     for i, c in enumerate(conds):
         rel = results.ceiling[c]
-        ax.fill_between([i - 0.45, i + 0.45], *rel.ceiling_ci, color="grey", alpha=0.25, lw=0)
+        ax.fill_between([i - 0.45, i + 0.45], *rel.ceiling_ci, color="grey", alpha=0.25, lw=0, zorder=0)
         ax.hlines(rel.ceiling, i - 0.45, i + 0.45, color="black", ls="--", lw=1)
         ax.annotate(f"noise ceiling {rel.ceiling:.2f}\n[{rel.ceiling_ci[0]:.2f}, {rel.ceiling_ci[1]:.2f}]",
                     (i, min(rel.ceiling_ci[1], 1.0)), ha="center", va="bottom", fontsize=7)

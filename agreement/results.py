@@ -272,11 +272,16 @@ def _group_cells(g: Group, outcome, undecided, conditions, by, rng, n_boot) -> l
 def _cells(per_item, group, kind, n_models, conditions, by, rng, n_boot, per_model=None) -> list[Cell]:
     """Cells of one breakdown: per_item maps item key -> (item, [scores])."""
     keys_of: dict = defaultdict(list)
+    bare: dict = {}  # construction label -> the construction without its direction
     for k, (it, _) in per_item.items():
-        keys_of[(condition(it), _cell(k, it, by))].append(k)
+        value = _cell(k, it, by)
+        keys_of[(condition(it), value)].append(k)
+        bare[value] = it.construction if by == "construction" else value
     out = []
     for cond in conditions:
-        values = sorted({v for c, v in keys_of if c == cond}, key=lambda v: (v is None, v))
+        # in the order of the bare construction names (the bootstrap draws cell by cell in
+        # this order, so the intervals stay those of the labels without a direction)
+        values = sorted({v for c, v in keys_of if c == cond}, key=lambda v: (v is None, bare[v], v))
         for value in values:
             keys = keys_of[(cond, value)]
             item_means = [float(np.mean(per_item[k][1])) for k in keys]
@@ -335,8 +340,9 @@ def _ceiling(scored, humans: HumanIndex, conditions, rng) -> dict[str, Reliabili
         if not votes:
             continue
         c, w = np.array(list(votes.values()), dtype=float).T
-        rel = split_half_reliability(c, w, rng, method="pearson", n_splits=CEILING_SPLITS,
-                                     n_boot=CEILING_BOOT)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a split with r = -1 or constant halves
+            rel = split_half_reliability(c, w, rng, method="pearson", n_splits=CEILING_SPLITS,
+                                         n_boot=CEILING_BOOT)
         if np.isfinite(rel.ceiling):
             out[cond] = rel
     return out

@@ -1,12 +1,13 @@
 """Scored rows of one or more ``agree score`` output directories, as columns.
 
 The scored ``items.tsv`` is read by :func:`formats.scored.read_scored`, the one
-reader (by column name, with its check of the columns). A directory without ``items.tsv``, whose manifest was not written by
-``agree score``, or whose ``items.tsv`` lacks a required column, is refused with one
-:class:`AgreeError` naming it.
+reader (by column name, with its check of the columns). A directory without
+``items.tsv``, whose manifest was not written by ``agree score``, or whose
+``items.tsv`` lacks a required column, is refused with one :class:`AgreeError`
+naming it.
 
-Numpy columns rather than one record per row: the analyses group ~50,000 rows
-by item, model and condition, which array code does in milliseconds.
+Numpy columns built from the read rows: the analyses group ~50,000 rows by item,
+model and condition, which array code does in milliseconds.
 """
 from __future__ import annotations
 

@@ -109,13 +109,12 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     probability that the next piece starts a new word; a tie is never correct.
     """
     model_dirs = [d for m in models for d in split_model_value(m)[2]]
-    with atomic_output_dir(out, "score", [*testsets, humans, reference, *model_dirs], force,
-                           quiet) as tmp:
+    with atomic_output_dir(out, "score", [*testsets, humans, reference, *model_dirs], force, quiet) as tmp:
         sets, notes = _load_sets(testsets, fmt, method, quiet)
         index = _human_index(humans, sets, quiet)
         specs = parse_model_specs(models)
-        options = {k: v for k, v in (("batch_size", batch_size), ("device", device), ("dtype", dtype),
-                                     ("engine", engine), ("threads", threads)) if v is not None}
+        options = {k: v for k, v in dict(batch_size=batch_size, device=device, dtype=dtype, engine=engine,
+                                         threads=threads).items() if v is not None}
         scoring: dict = {}
         scored, tokens_rows = _score(tmp, sets, specs, surprisal, units, from_outputs=columns,
                                      require_in_vocab=require_in_vocab, quiet=quiet, method=method,
@@ -124,14 +123,11 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
         extra = _published(humans if index is None else None, reference, scored)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed),
                                testsets=testsets, method=method, notes=notes, scoring=scoring, **extra)
-        write_manifest(tmp, "score", _inputs(testsets, fmt, specs, humans, reference), {
-            "testsets": testsets, "models": [f"{s.group}={s.directory}" for s in specs],
-            "from_outputs": columns, "humans": humans, "require_in_vocab": require_in_vocab,
-            "carry_state": carry_state, "batch_size": batch_size, "device": device, "dtype": dtype,
-            "engine": engine, "threads": threads, "seed": seed,
-            "method": method, "format": fmt, "surprisal": surprisal, "units": units,
-            "reference": reference},
-            counts=_counts(sets, rows, summary, notes, tokens_rows), scoring=scoring, argv=invocation_argv())
+        _write_manifest(tmp, specs, (sets, rows, summary, notes, tokens_rows), scoring, testsets=testsets,
+                        from_outputs=columns, humans=humans, require_in_vocab=require_in_vocab,
+                        carry_state=carry_state, batch_size=batch_size, device=device, dtype=dtype,
+                        engine=engine, threads=threads, seed=seed, method=method, format=fmt,
+                        surprisal=surprisal, units=units, reference=reference)
     click.echo(main_table(summary), nl=False)
     log(f"wrote {rows} scored rows and the summary to {out}", quiet)
 
@@ -145,6 +141,18 @@ def _human_index(humans, sets, quiet: bool) -> HumanIndex | None:
     n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
     log(f"{humans}: {len(index)} judged items, {n} test items matched", quiet)
     return index
+
+
+def _write_manifest(tmp: Path, specs, outcome: tuple, scoring: dict, **params) -> None:
+    """manifest.json: the inputs, the parameters (in the order the CLI has always
+    written them), the counts of ``outcome`` = (sets, rows, summary, notes, tokens rows)."""
+    inputs = _inputs(params["testsets"], params["format"], specs, params["humans"], params["reference"])
+    order = ("testsets", "models", "from_outputs", "humans", "require_in_vocab", "carry_state", "batch_size",
+             "device", "dtype", "engine", "threads", "seed", "method", "format", "surprisal", "units",
+             "reference")
+    params["models"] = [f"{s.group}={s.directory}" for s in specs]
+    write_manifest(tmp, "score", inputs, {k: params[k] for k in order}, counts=_counts(*outcome),
+                   scoring=scoring, argv=invocation_argv())
 
 
 def _counts(sets, rows: int, summary: dict, notes, tokens_rows) -> dict:
