@@ -109,7 +109,8 @@ class ModelRecord:
 
 @dataclass(frozen=True)
 class Group:
-    """Models averaged together; ``baseline``: a unigram group."""
+    """Models averaged together (:attr:`Results.cells` give their mean and spread);
+    ``baseline``: a unigram group, listed first."""
     group: str
     kind: str
     models: tuple[str, ...]
