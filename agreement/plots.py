@@ -12,18 +12,25 @@ import os
 from collections import defaultdict
 from typing import Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only; must precede pyplot
-import matplotlib.pyplot as plt  # noqa: E402
-
-from agreement.humans import HumanIndex  # noqa: E402
-from agreement.results import HUMANS, Results  # noqa: E402
-from formats.scored import ScoredItem, condition  # noqa: E402
+from agreement.humans import HumanIndex
+from agreement.results import HUMANS, Results
+from formats.scored import ScoredItem, condition
 
 #: Conditions plotted side by side (perturbations have their own robustness plot).
 _PANELS = ("original", "nonce")
 _DPI = 100
+
+
+def pyplot():
+    """matplotlib's pyplot on the Agg backend (files only, no display)."""
+    # lazy: heavy (0.5 s), so that `agree score --help` and the commands that draw nothing
+    # do not pay for it
+    import matplotlib
+
+    matplotlib.use("Agg")  # must precede pyplot
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def _labels(summary: dict) -> list[str]:
@@ -48,7 +55,7 @@ def save_png(fig, path: str | os.PathLike) -> None:
     fig.tight_layout()
     # No Software/date metadata: the same results give a byte-identical file.
     fig.savefig(path, dpi=_DPI, metadata={"Software": None}, bbox_inches="tight")
-    plt.close(fig)
+    pyplot().close(fig)
 
 
 def _legend_name(summary: dict, label: str) -> str:
@@ -68,7 +75,7 @@ def plot_by_construction(summary: dict, path: str | os.PathLike) -> None:
     cells, labels, panels = _cells(summary, "construction"), _labels(summary), _panels(summary)
     constructions = sorted({v for (_, c, v) in cells if c in panels}, key=str)
     height = max(3.0, 0.25 * len(constructions) * max(len(labels), 1) + 1.5)
-    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), height), sharey=True, squeeze=False)
+    fig, axes = pyplot().subplots(1, len(panels), figsize=(6 * len(panels), height), sharey=True, squeeze=False)
     width = 0.8 / max(len(labels), 1)
     for ax, cond in zip(axes[0], panels):
         for j, label in enumerate(labels):
@@ -97,7 +104,7 @@ def plot_by_attractors(summary: dict, path: str | os.PathLike) -> None:
     """Accuracy against the number of attractors, a line per group and humans; one panel
     per condition; 95% CI error bars."""
     cells, labels, panels = _cells(summary, "attractors"), _labels(summary), _panels(summary)
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.8), sharey=True, squeeze=False)
+    fig, axes = pyplot().subplots(1, len(panels), figsize=(5 * len(panels), 3.8), sharey=True, squeeze=False)
     for ax, cond in zip(axes[0], panels):
         values = sorted({v for (_, c, v) in cells if c == cond})
         for label in labels:
@@ -140,7 +147,7 @@ def plot_model_vs_human(scored: Sequence[ScoredItem], humans: HumanIndex, path: 
     if not models:
         return False
     ceiling = bool(results is not None and results.ceiling)
-    fig, axes = plt.subplots(1, len(models) + ceiling, figsize=(4 * (len(models) + ceiling), 4), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(models) + ceiling, figsize=(4 * (len(models) + ceiling), 4), squeeze=False)
     for ax, m in zip(axes[0], models):
         for cond in sorted(points[m]):
             xs, ys = points[m][cond]

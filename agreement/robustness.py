@@ -30,7 +30,7 @@ import math
 import os
 from collections import defaultdict
 
-from agreement.plots import plt
+from agreement.plots import pyplot
 from agreement.results import Count, Results
 from agreement.stats import wilson
 from nonce.errors import NonceError
@@ -115,6 +115,7 @@ def plot_robustness(table: list[dict], png_path: str | os.PathLike) -> None:
     panels = sorted({(r["aspect"], r["base"]) for r in table})
     groups = sorted({r["pos_group"] for r in table})
     models = sorted({r["model"] for r in table})
+    plt = pyplot()
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     styles = ("-", "--", ":", "-.")
     ncols = min(3, max(1, len(panels)))

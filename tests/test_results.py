@@ -7,7 +7,7 @@ import pytest
 
 from agreement.errors import AgreeError
 from agreement.humans import HumanIndex, HumanJudgment
-from agreement.plots import plot_model_vs_human, plt
+from agreement.plots import plot_model_vs_human, pyplot
 from agreement.results import ATTRACTED, build_results
 from agreement.stats import wilson
 from formats.items import Item
@@ -95,7 +95,7 @@ def test_noise_ceiling_from_rater_counts_is_drawn(tmp_path):
     plot_model_vs_human(rows, humans, tmp_path / "with.png", results=r)
     plot_model_vs_human(rows, humans, tmp_path / "without.png")
     # the ceiling panel is one more panel of the figure; the same results give the same bytes
-    width = {n: plt.imread(tmp_path / f"{n}.png").shape[1] for n in ("with", "without")}
+    width = {n: pyplot().imread(tmp_path / f"{n}.png").shape[1] for n in ("with", "without")}
     assert width["with"] > 1.7 * width["without"]
     plot_model_vs_human(rows, humans, tmp_path / "again.png", results=r)
     assert (tmp_path / "with.png").read_bytes() == (tmp_path / "again.png").read_bytes()
