@@ -10,6 +10,8 @@ from click.testing import CliRunner
 
 from agreement.cli import cli
 from formats.items import Item, write_items
+from lm.corpus import load_corpus
+from lm.unigram import train_unigram
 
 HEADER = ("pattern\tconstr_id\tsent_id\tcorrect_number\tform\tclass\ttype\tprefix\tn_attr\tpunct\tfreq\t"
           "len_context\tlen_prefix\tsent\tfull_id\tmturk_count\tm1\tm2")
@@ -155,8 +157,6 @@ def corpus_dir(root: Path, sentences: list[str]) -> Path:
 
 
 def unigram(root: Path, sentences: list[str]) -> Path:
-    load_corpus = pytest.importorskip("lm.corpus").load_corpus
-    train_unigram = pytest.importorskip("lm.unigram").train_unigram
     train_unigram(load_corpus(corpus_dir(root / "corpus", sentences)), root / "model")
     return root / "model"
 
@@ -226,7 +226,6 @@ class TestRealModels:
 
     def test_unigram_is_the_baseline_beside_a_5gram(self, tmp_path, testset):
         pytest.importorskip("kenlm")
-        from lm.corpus import load_corpus
         from lm.errors import LMError
         from lm.kenlm_backend import train_kn5
 

@@ -60,7 +60,6 @@ def test_the_released_test_set_reads_the_same_items(shared, lang, n):
     output hold the same items, so outputs, judgments and our scores line up."""
     from formats.papertab import load_testset
 
-    pytest.importorskip("formats.colorlessgreen")
     tab = load_testset(shared("colorlessgreen", lang, "best_model.tab"))
     generated = load_testset(shared("colorlessgreen", lang))
     assert generated.kind == "colorlessgreen"
