@@ -182,8 +182,9 @@ def _ceiling_panel(ax, results: Results, models: Sequence[str]) -> None:
         ax.annotate(f"noise ceiling {rel.ceiling:.2f}\n[{rel.ceiling_ci[0]:.2f}, {rel.ceiling_ci[1]:.2f}]",
                     (i, min(rel.ceiling_ci[1], 1.0)), ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(conds)), conds)
-    ax.set_ylim(min([0.0] + [v for v in r.values() if v == v]) - 0.05, 1.15)  # v == v: not NaN
+    ax.set_ylim(min([0.0] + [v for v in r.values() if v == v]) - 0.05, 1.45)  # v == v: not NaN
+    ax.set_yticks([t / 5 for t in range(-5, 6) if t / 5 >= ax.get_ylim()[0]])  # r runs to 1; the rest is labels
     ax.axhline(0, color="grey", lw=0.6)
     ax.set_ylabel("Pearson r with the rater share")
     ax.set_title("correlation with humans and the noise ceiling", fontsize=8)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper right")  # above the ceilings (at most 1, plus their labels)

@@ -37,8 +37,6 @@ HUMANS = "humans"
 BREAKDOWNS = ("all", "construction", "attractors", "testset")
 #: per-model counts also have this breakdown: items with at least one attractor
 ATTRACTED = "attracted"
-#: split-half resamples for the noise ceiling of model_vs_human.png
-CEILING_SPLITS, CEILING_BOOT = 200, 200
 
 
 @dataclass(frozen=True)
@@ -342,8 +340,7 @@ def _ceiling(scored, humans: HumanIndex, conditions, rng) -> dict[str, Reliabili
             continue
         c, w = np.array(list(votes.values()), dtype=float).T
         with np.errstate(divide="ignore", invalid="ignore"):  # a split with r = -1 or constant halves
-            rel = split_half_reliability(c, w, rng, method="pearson", n_splits=CEILING_SPLITS,
-                                         n_boot=CEILING_BOOT)
+            rel = split_half_reliability(c, w, rng, method="pearson")  # agree analyze's defaults
         if np.isfinite(rel.ceiling):
             out[cond] = rel
     return out
