@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 
 from formats.errors import AgreeError, names_undecodable
 from formats.items import Item
+from formats.papertab import read_paper_tab
 from agreement.stats import pearson, spearman
 
 HUMAN_COLUMNS = ("item_id", "variant", "votes_correct", "votes_wrong")
@@ -80,8 +81,6 @@ def read_humans(path: str | os.PathLike) -> list[HumanJudgment]:
     if header[:3] == ["pattern", "constr_id", "sent_id"]:
         if "mturk_count" not in header:
             raise _needed_columns_error(path, header)
-        from formats.papertab import read_paper_tab
-
         table = read_paper_tab(path)
         return [HumanJudgment(it.item_id, it.variant, c, w, " ".join(it.prefix), it.correct, it.wrong)
                 for it, (c, w) in zip(table.items, table.values["mturk_count"]) if c + w > 0]

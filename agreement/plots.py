@@ -1,8 +1,10 @@
 """PNG plots of ``agree score`` results (matplotlib, Agg backend: no display needed).
 
-All three take the dict of :func:`agreement.summary.build_summary` (plus the scored
-items and judgments for the per-item scatter), so a plot never recomputes a figure
-differently from the tables.
+The bar and line plots take the summary dict (:func:`agreement.summary.summary_dict`
+of the one :class:`agreement.results.Results`, with published rows); the per-item
+scatter takes the scored items and judgments, and its noise-ceiling panel the
+results' correlations and ceiling; so a plot never recomputes a figure differently
+from the tables.
 """
 from __future__ import annotations
 
@@ -10,18 +12,25 @@ import os
 from collections import defaultdict
 from typing import Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only; must precede pyplot
-import matplotlib.pyplot as plt  # noqa: E402
-
-from agreement.humans import HumanIndex  # noqa: E402
+from agreement.humans import HumanIndex
+from agreement.results import HUMANS, Results
 from formats.scored import ScoredItem, condition
-from agreement.summary import HUMANS  # noqa: E402
 
 #: Conditions plotted side by side (perturbations have their own robustness plot).
 _PANELS = ("original", "nonce")
 _DPI = 100
+
+
+def pyplot():
+    """matplotlib's pyplot on the Agg backend (files only, no display)."""
+    # lazy: heavy (0.5 s), so that `agree score --help` and the commands that draw nothing
+    # do not pay for it
+    import matplotlib
+
+    matplotlib.use("Agg")  # must precede pyplot
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def _labels(summary: dict) -> list[str]:
@@ -42,11 +51,11 @@ def _panels(summary: dict) -> list[str]:
     return [c for c in _PANELS if c in summary["conditions"]] or summary["conditions"][:2]
 
 
-def _save(fig, path: str | os.PathLike) -> None:
+def save_png(fig, path: str | os.PathLike) -> None:
     fig.tight_layout()
     # No Software/date metadata: the same results give a byte-identical file.
     fig.savefig(path, dpi=_DPI, metadata={"Software": None}, bbox_inches="tight")
-    plt.close(fig)
+    pyplot().close(fig)
 
 
 def _legend_name(summary: dict, label: str) -> str:
@@ -66,7 +75,7 @@ def plot_by_construction(summary: dict, path: str | os.PathLike) -> None:
     cells, labels, panels = _cells(summary, "construction"), _labels(summary), _panels(summary)
     constructions = sorted({v for (_, c, v) in cells if c in panels}, key=str)
     height = max(3.0, 0.25 * len(constructions) * max(len(labels), 1) + 1.5)
-    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), height), sharey=True, squeeze=False)
+    fig, axes = pyplot().subplots(1, len(panels), figsize=(6 * len(panels), height), sharey=True, squeeze=False)
     width = 0.8 / max(len(labels), 1)
     for ax, cond in zip(axes[0], panels):
         for j, label in enumerate(labels):
@@ -88,14 +97,14 @@ def plot_by_construction(summary: dict, path: str | os.PathLike) -> None:
         ax.set_xlabel("accuracy (%, decidable items)")
         ax.set_title(cond)
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-    _save(fig, path)
+    save_png(fig, path)
 
 
 def plot_by_attractors(summary: dict, path: str | os.PathLike) -> None:
     """Accuracy against the number of attractors, a line per group and humans; one panel
     per condition; 95% CI error bars."""
     cells, labels, panels = _cells(summary, "attractors"), _labels(summary), _panels(summary)
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.8), sharey=True, squeeze=False)
+    fig, axes = pyplot().subplots(1, len(panels), figsize=(5 * len(panels), 3.8), sharey=True, squeeze=False)
     for ax, cond in zip(axes[0], panels):
         values = sorted({v for (_, c, v) in cells if c == cond})
         for label in labels:
@@ -114,14 +123,17 @@ def plot_by_attractors(summary: dict, path: str | os.PathLike) -> None:
         ax.set_title(cond)
     axes[0][0].set_ylabel("accuracy (%, decidable items)")
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-    _save(fig, path)
+    save_png(fig, path)
 
 
-def plot_model_vs_human(scored: Sequence[ScoredItem], humans: HumanIndex,
-                        path: str | os.PathLike, *, max_models: int = 6) -> bool:
+def plot_model_vs_human(scored: Sequence[ScoredItem], humans: HumanIndex, path: str | os.PathLike, *,
+                        results: Results | None = None, max_models: int = 6) -> bool:
     """Per item: human share-correct (x) against the model's P(c)/(P(c)+P(w)) (y), one
-    panel per model (the first ``max_models``), colour by condition. Returns False (and
-    writes nothing) when no scored item has judgments."""
+    panel per model (the first ``max_models``), colour by condition. With ``results``
+    holding a noise ceiling (rater counts given), a last panel shows each model's
+    Pearson r with the rater share beside the ceiling (line) and its 95% interval
+    (band), per condition. Returns False (and writes nothing) when no scored item has
+    judgments."""
     points: dict = defaultdict(lambda: defaultdict(lambda: ([], [])))
     for s in scored:
         j = humans.lookup(s.item)
@@ -134,7 +146,8 @@ def plot_model_vs_human(scored: Sequence[ScoredItem], humans: HumanIndex,
     models = sorted(points, key=lambda m: kinds[m] == "unigram")[:max_models]
     if not models:
         return False
-    fig, axes = plt.subplots(1, len(models), figsize=(4 * len(models), 4), squeeze=False)
+    ceiling = bool(results is not None and results.ceiling)
+    fig, axes = pyplot().subplots(1, len(models) + ceiling, figsize=(4 * (len(models) + ceiling), 4), squeeze=False)
     for ax, m in zip(axes[0], models):
         for cond in sorted(points[m]):
             xs, ys = points[m][cond]
@@ -146,5 +159,32 @@ def plot_model_vs_human(scored: Sequence[ScoredItem], humans: HumanIndex,
         ax.set_title(m, fontsize=8)
         ax.legend(fontsize=7, loc="lower right")
     axes[0][0].set_ylabel("model: P(correct) / (P(correct) + P(wrong))")
-    _save(fig, path)
+    if ceiling:
+        _ceiling_panel(axes[0][-1], results, models)
+    save_png(fig, path)
     return True
+
+
+def _ceiling_panel(ax, results: Results, models: Sequence[str]) -> None:
+    """Pearson r of each model with the rater share, one cluster of bars per condition,
+    and the condition's noise ceiling as a labelled line over its cluster with its 95%
+    interval as a band."""
+    r = {(a.model, a.condition): a.pearson for a in results.human_agreement}
+    conds = [c for c in results.conditions if c in results.ceiling]
+    width = 0.8 / max(len(models), 1)
+    for j, m in enumerate(models):
+        xs = [i + (j - (len(models) - 1) / 2) * width for i in range(len(conds))]
+        ax.bar(xs, [r.get((m, c), float("nan")) for c in conds], width=width, label=m[:24])
+    for i, c in enumerate(conds):
+        rel = results.ceiling[c]
+        ax.fill_between([i - 0.45, i + 0.45], *rel.ceiling_ci, color="grey", alpha=0.25, lw=0, zorder=0)
+        ax.hlines(rel.ceiling, i - 0.45, i + 0.45, color="black", ls="--", lw=1)
+        ax.annotate(f"noise ceiling {rel.ceiling:.2f}\n[{rel.ceiling_ci[0]:.2f}, {rel.ceiling_ci[1]:.2f}]",
+                    (i, min(rel.ceiling_ci[1], 1.0)), ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(conds)), conds)
+    ax.set_ylim(min([0.0] + [v for v in r.values() if v == v]) - 0.05, 1.45)  # v == v: not NaN
+    ax.set_yticks([t / 5 for t in range(-5, 6) if t / 5 >= ax.get_ylim()[0]])  # r runs to 1; the rest is labels
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.set_ylabel("Pearson r with the rater share")
+    ax.set_title("correlation with humans and the noise ceiling", fontsize=8)
+    ax.legend(fontsize=7, loc="upper right")  # above the ceilings (at most 1, plus their labels)

@@ -1,7 +1,7 @@
 """Robustness curves: agreement accuracy against perturbation severity.
 
-Input: scored items (``agreement.score.ScoredItem``, or dict rows of a scored
-``items.tsv``) whose ``perturbation`` is a label written by ``agree perturb``:
+Input: the results of scored items (:class:`agreement.results.Results`, per-model
+counts by condition) whose ``perturbation`` is a label written by ``agree perturb``:
 ``[BASE+]ASPECT[@CONDITION]:SEVERITY`` (``qwerty@nouns:0.2``, ``swap:0.3``,
 ``semantic:0.4``, ``nonce+qwerty:0.1``). Unperturbed items scored beside them
 (``original``; ``nonce`` variants) give each curve its starting point, at the
@@ -18,9 +18,10 @@ base         what was perturbed: ``original`` or ``nonce``
 severity     the severity (float); the identity severity for the starting point
 model        the model name
 perturbation the label the row aggregates (``original`` for the starting point)
-n            items scored
+n            items scored (undecidable ones included, counted as not correct: the
+             table's rule since its first version, unlike summary.md's accuracy)
 accuracy     % of items whose correct form is strictly more probable
-ci_low/high  95% Wilson score interval of the accuracy, in %
+ci_low/high  95% Wilson score interval of the accuracy, in % (agreement.stats.wilson)
 ============ ================================================================
 """
 from __future__ import annotations
@@ -28,9 +29,12 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
-from typing import Any, Iterable, Mapping
 
-_Z95 = 1.959963984540054  # two-sided 95% normal quantile
+from agreement.plots import pyplot
+from agreement.results import Count, Results
+from agreement.stats import wilson
+from nonce.errors import NonceError
+from nonce.perturb import get_aspect
 
 
 def parse_perturbation(label: str) -> tuple[str, str, str, float] | None:
@@ -48,71 +52,37 @@ def parse_perturbation(label: str) -> tuple[str, str, str, float] | None:
     return base or "original", aspect, condition, value
 
 
-def _get(row: Any, name: str) -> Any:
-    if isinstance(row, Mapping):
-        return row.get(name)
-    if hasattr(row, name):
-        return getattr(row, name)
-    return getattr(getattr(row, "item", None), name, None)  # ScoredItem keeps the Item inside
-
-
-def _is_correct(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("1", "true", "yes")
-    return bool(value)
-
-
-def _base_condition(row: Any) -> str:
-    label = _get(row, "perturbation") or "original"
-    if label == "original":
-        variant = _get(row, "variant")
-        return "original" if variant in (None, 0, "0") else "nonce"
-    return label
-
-
-def wilson(k: int, n: int, z: float = _Z95) -> tuple[float, float]:
-    """95% Wilson score interval for k successes in n trials, as fractions."""
-    if n == 0:
-        return (0.0, 0.0)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def identity_severity(aspect: str) -> float:
     """Severity at which an aspect leaves items unchanged (0, or 1 for cosine-valued ones)."""
     try:
-        from nonce.perturb import get_aspect
         return float(get_aspect(aspect).identity_severity)
-    except Exception:  # an aspect this checkout does not know: noise-like
+    except NonceError:  # an aspect this checkout does not know: noise-like
         return 0.0
 
 
-def _row(aspect, group, base, severity, model, label, outcomes) -> dict:
-    n, k = len(outcomes), sum(outcomes)
+def _row(aspect, group, base, severity, model, label, count: Count) -> dict:
+    n, k = count.n + count.ties, count.right
     lo, hi = wilson(k, n)
     return {"aspect": aspect, "pos_group": group, "base": base, "severity": float(severity),
             "model": model, "perturbation": label, "n": n, "accuracy": 100.0 * k / n if n else 0.0,
             "ci_low": 100.0 * lo, "ci_high": 100.0 * hi}
 
 
-def robustness_table(scored: Iterable[Any]) -> list[dict]:
+def robustness_table(results: Results) -> list[dict]:
     """One row per (aspect, pos_group, base, severity, model); see the module docstring."""
-    points: dict[tuple, list[bool]] = defaultdict(list)
-    plain: dict[tuple[str, str], list[bool]] = defaultdict(list)  # (base, model) -> outcomes
-    for row in scored:
-        model = str(_get(row, "model"))
-        ok = _is_correct(_get(row, "correct"))
-        cond = _base_condition(row)
+    points: dict[tuple, Count] = {}
+    plain: dict[tuple[str, str], Count] = {}  # (base, model) -> unperturbed outcomes
+    for (model, cond, by, _), count in results.counts.items():
+        if by != "all":
+            continue
         parsed = parse_perturbation(cond)
         if parsed is None:
-            plain[(cond, model)].append(ok)
+            plain[(cond, model)] = count
         else:
             base, aspect, group, severity = parsed
-            points[(aspect, group, base, severity, model, cond)].append(ok)
-    rows = [_row(*key, outcomes) for key, outcomes in points.items()]
-    curves = {(a, g, b, m) for a, g, b, _, m, _ in points}
+            points[(aspect, group, base, severity, model, cond)] = count
+    rows = [_row(*key, count) for key, count in points.items()]
+    curves = dict.fromkeys((a, g, b, m) for a, g, b, _, m, _ in points)
     for aspect, group, base, model in curves:
         if (base, model) in plain:
             rows.append(_row(aspect, group, base, identity_severity(aspect), model, base,
@@ -133,9 +103,8 @@ def write_robustness_tsv(table: list[dict], path: str | os.PathLike) -> None:
 
 def _axis_label(aspect: str) -> str:
     try:
-        from nonce.perturb import get_aspect
         return get_aspect(aspect).axis_label
-    except Exception:
+    except NonceError:
         return "severity"
 
 
@@ -143,13 +112,10 @@ def plot_robustness(table: list[dict], png_path: str | os.PathLike) -> None:
     """Accuracy (%) against severity with 95% intervals: one panel per aspect (and
     base, when nonce items were perturbed too); colour = POS group / condition,
     line style = model; cosine-valued aspects run from 1 (left) down."""
-    import matplotlib
-    matplotlib.use("Agg")  # files only
-    import matplotlib.pyplot as plt
-
     panels = sorted({(r["aspect"], r["base"]) for r in table})
     groups = sorted({r["pos_group"] for r in table})
     models = sorted({r["model"] for r in table})
+    plt = pyplot()
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     styles = ("-", "--", ":", "-.")
     ncols = min(3, max(1, len(panels)))

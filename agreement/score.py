@@ -30,17 +30,18 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
+from tqdm import tqdm
 
 from agreement.errors import AgreeError
 from formats.items import Item
+from formats.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredItem
-from lm.base import TargetQuery
+from lm.base import TargetQuery, load_model, read_config
+from lm.gguf_load import load_gguf
+from lm.hf_load import _check_dir  # light: transformers is imported only to load
 
 #: the scoring methods (see the module docstring)
 METHODS = ("target", "sentence")
-#: config.json keys that, beside ``kind``, tell model families apart in a default
-#: group label (a seed is deliberately not among them: seeds are what a group averages).
-_GROUP_KEYS = ("arch", "size", "layers", "hidden", "order")
 
 
 # --------------------------------------------------------------------------- models
@@ -51,7 +52,7 @@ class ModelSpec:
 
     directory  the model directory (``config.json`` inside), or the GGUF file
     name       unique display name (the directory name, made unique with its parent)
-    group      aggregation label (explicit ``GROUP=DIR``, else from the config)
+    group      aggregation label (explicit ``GROUP=DIR``, else ``name``)
     kind       backend kind from ``config.json``; ``hf`` (Hugging Face directory) or
                ``gguf`` (GGUF file)
     """
@@ -61,23 +62,13 @@ class ModelSpec:
     kind: str
 
 
-def default_group(config: Mapping) -> str:
-    """``kind`` plus the architecture keys present in the config, e.g. ``lstm-650``."""
-    parts = [str(config.get("kind", "model"))]
-    for key in _GROUP_KEYS:
-        value = config.get(key)
-        if value not in (None, "") and str(value) not in parts:
-            parts.append(str(value))
-    return "-".join(parts)
-
-
 def parse_model_specs(values: Sequence[str]) -> list[ModelSpec]:
     """Parse ``--model`` values: ``[GROUP=]SPEC``, where SPEC is a model directory
     (ours, or a Hugging Face ``save_pretrained`` one, detected by its config.json's
     ``model_type``), ``hf:DIR`` (Hugging Face, said explicitly) or ``gguf:FILE.gguf``.
     A directory may be a glob (``lstm=runs/seed*``) so that one option names all
-    seeds of a group. Hugging Face models and GGUF files default to their
-    directory/file name as group."""
+    seeds of a group. Without ``GROUP=`` a model's label is its directory (or file)
+    name, made unique with its parent folders when two share it."""
     specs: list[tuple[Path, str | None, str]] = []
     for value in values:
         group, scheme, paths = split_model_value(value)
@@ -90,8 +81,7 @@ def parse_model_specs(values: Sequence[str]) -> list[ModelSpec]:
     names = _unique_names([d for d, _, _ in specs])
     out = []
     for (directory, group, scheme), name in zip(specs, names):
-        kind, default = _spec_kind(directory, scheme)
-        out.append(ModelSpec(directory, name, group or default, kind))
+        out.append(ModelSpec(directory, name, group or name, _spec_kind(directory, scheme)))
     return out
 
 
@@ -114,22 +104,16 @@ def _scheme(path: str) -> tuple[str, str]:
     return "", path
 
 
-def _spec_kind(path: Path, scheme: str) -> tuple[str, str]:
-    """(kind, default group) of one model, checked before anything is loaded."""
-    from lm.base import read_config
-
+def _spec_kind(path: Path, scheme: str) -> str:
+    """The kind of one model, checked before anything is loaded."""
     if scheme == "gguf":
         if not path.is_file():
             raise AgreeError(f"--model gguf:{path}: no such GGUF file")
-        return "gguf", path.name
+        return "gguf"
     if scheme == "hf":
-        from lm.hf_load import _check_dir  # light: transformers is imported only to load
         _check_dir(path)
-        return "hf", path.name
-    config = read_config(path)
-    if config["kind"] == "hf":
-        return "hf", path.name
-    return str(config["kind"]), default_group(config)
+        return "hf"
+    return str(read_config(path)["kind"])
 
 
 def _unique_names(dirs: Sequence[Path]) -> list[str]:
@@ -148,9 +132,6 @@ def _unique_names(dirs: Sequence[Path]) -> list[str]:
 
 def load_scorers(specs: Sequence[ModelSpec], *, quiet: bool = False, **options):
     """Load each model directory as an ``lm.base.Scorer`` named after its spec."""
-    from lm.base import load_model
-    from lm.gguf_load import load_gguf
-
     scorers = []
     for spec in specs:
         if spec.kind == "gguf":  # the one place a GGUF engine is chosen (--engine)
@@ -180,8 +161,6 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
     when a scorer knows none of the test set's target forms (wrong language or
     wrong vocabulary), or when ``require_in_vocab`` leaves no item.
     """
-    from tqdm import tqdm
-
     if method not in METHODS:
         raise AgreeError(f"unknown scoring method {method!r} (known: {', '.join(METHODS)})")
     items = list(items)
@@ -277,8 +256,6 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A
     ``scoring`` dict receives each model's scoring conventions (``Scorer.conventions()``,
     taken after scoring so that counted skips are included) for the manifest."""
-    from formats.papertab import freq_baseline, scores_from_column
-
     items = [it for ts in testsets for it in ts.items]
     labels = [ts.label for ts in testsets for _ in ts.items]
     seen: set[tuple] = set()

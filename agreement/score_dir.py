@@ -92,7 +92,7 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
         rows = write_scored(tmp / "items.tsv", scored)
         extra = _published(o.humans if index is None else None, o.reference, scored, root)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed), testsets=testsets,
-                               quiet=quiet, method=o.method, notes=notes, scoring=scoring, **extra)
+                               method=o.method, notes=notes, scoring=scoring, **extra)
         given = [dataclasses.replace(s, directory=_as_given(s.directory, root)) for s in specs]
         write_manifest(tmp, "score", _inputs(testsets, o.fmt, given, o.humans, o.reference, root),
                        _parameters(testsets, given, o, seed),

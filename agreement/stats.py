@@ -49,6 +49,21 @@ def bootstrap_ci(values: Sequence[float], rng: np.random.Generator, *, n_boot: i
     return float(lo), float(hi)
 
 
+#: two-sided 95% normal quantile
+Z95 = 1.959963984540054
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """95% Wilson score interval for ``k`` successes in ``n`` trials, as fractions
+    (good at small n and near 0 or 1); (0, 0) for no trials."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar (sign) test on the discordant pairs.
 

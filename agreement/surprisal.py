@@ -28,6 +28,7 @@ import os
 from typing import Sequence
 
 from agreement.errors import AgreeError
+from agreement.score import sentence_pair
 
 TOKENS_FILE = "tokens.tsv"
 COLUMNS = ("testset", "item_id", "variant", "model", "sentence", "token_index", "word", "pieces",
@@ -49,8 +50,6 @@ class SurprisalWriter:
         self._fh.write("\t".join(COLUMNS) + "\n")
 
     def add(self, scorer, items: Sequence, testsets: Sequence[str], good, bad) -> None:
-        from agreement.score import sentence_pair
-
         pieces: dict[str, str] = {}
         for item, label, g, b in zip(items, testsets, good, bad):
             for which, words, logps in zip(("correct", "wrong"), sentence_pair(item), (g, b)):

@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agreement.analysis.paired import compare  # noqa: E402
-from agreement.analysis.rows import read_scored  # noqa: E402
+from agreement.analysis.rows import scored_table  # noqa: E402
 from agreement.analysis.run import analyze  # noqa: E402
 from agreement.humans import HumanJudgment  # noqa: E402
 
@@ -93,7 +93,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         judgments = simulate(Path(tmp))
         t0 = time.perf_counter()
-        table = read_scored([tmp])
+        table = scored_table([tmp])
         t_read = time.perf_counter() - t0
     t1 = time.perf_counter()
     result = analyze(table, np.random.default_rng(1), judgments=judgments, mixed=not args.no_mixed)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from formats.errors import AgreeError
-from formats.scored import condition
+from formats.scored import condition, construction_label
 
 HUMANS = "humans"
 #: models_summary.jsonl keys that are not model columns
@@ -94,28 +94,34 @@ def _row(label: str, kind: str, cond: str, by: str, value, rated: int, acc: floa
 
 
 def paradigm_rows(label: str, kind: str, figures: Mapping[str, float],
-                  constructions: Mapping[str, set], counts: Mapping[str, int] | None = None) -> list[dict]:
+                  constructions: Mapping[str, tuple[str, set]],
+                  counts: Mapping[str, int] | None = None) -> list[dict]:
     """Summary rows for per-paradigm ``figures`` (0..1) on the constructions scored
-    (construction -> conditions it appears in): one per (condition, paradigm) and an
-    ``all`` row per condition (unweighted mean over the matched paradigms)."""
+    (table name -> (paradigm, conditions it appears in); :func:`constructions_of`):
+    one per (condition, paradigm) and an ``all`` row per condition (unweighted mean
+    over the matched paradigms)."""
     rows, per_cond = [], {}
-    for construction in sorted(constructions):
-        if construction not in figures:
+    for name in sorted(constructions):
+        paradigm, conds = constructions[name]
+        if paradigm not in figures:
             continue
-        for cond in sorted(constructions[construction]):
-            n = (counts or {}).get(construction, 0)
-            rows.append(_row(label, kind, cond, "construction", construction, n, figures[construction]))
-            per_cond.setdefault(cond, []).append(figures[construction])
+        for cond in sorted(conds):
+            n = (counts or {}).get(paradigm, 0)
+            rows.append(_row(label, kind, cond, "construction", name, n, figures[paradigm]))
+            per_cond.setdefault(cond, []).append(figures[paradigm])
     for cond, values in per_cond.items():
         rows.append(_row(label, kind, cond, "all", None, len(values), sum(values) / len(values)))
     return rows
 
 
-def constructions_of(scored: Iterable) -> dict[str, set]:
-    """construction -> the conditions it is scored in."""
-    out: dict[str, set] = {}
+def constructions_of(scored: Iterable) -> dict[str, tuple[str, set]]:
+    """The constructions scored, by the name the tables give them
+    (:func:`formats.scored.construction_label`; a BLiMP paradigm's is its UID): name ->
+    (paradigm, the conditions it is scored in)."""
+    out: dict[str, tuple[str, set]] = {}
     for s in scored:
-        out.setdefault(s.item.construction, set()).add(condition(s.item))
+        name = construction_label(s.item)
+        out.setdefault(name, (s.item.construction, set()))[1].add(condition(s.item))
     return out
 
 
@@ -127,7 +133,7 @@ def humans_summary(shares: Mapping[str, tuple[float, int]], scored, source: str)
     if not rows:
         raise AgreeError(f"{source}: none of its {len(shares)} paradigms is a construction of the "
                          "test sets (BLiMP paradigms are joined by UID)")
-    matched = sorted(c for c in cons if c in shares)
+    matched = sorted(p for p, _ in cons.values() if p in shares)
     return {"judgments": len(shares), "matched_items": 0, "matched_paradigms": len(matched),
             "per_paradigm": True, "source": str(source), "rows": rows}
 

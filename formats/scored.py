@@ -1,19 +1,23 @@
 """The scored ``items.tsv`` that ``agree score`` writes: one row per (item, model).
 
 :class:`ScoredItem` is the record; :func:`write_scored` the writer; the reader
-that reports and analyses use is :func:`read_scored_rows` (plain rows, because a
-scored file holds the items' ids and labels, not their words).
+that reports and analyses use is :func:`read_scored`, the one reader, returning
+:class:`ScoredRow` records (not :class:`ScoredItem`: a scored file holds the items'
+ids and labels, not their words).
 
 An item is right for a model when natural-log P(correct) is strictly greater than
 natural-log P(wrong); a tie (or NaN) is *undecidable*, neither right nor wrong.
 """
 from __future__ import annotations
 
+import csv
 import math
 import os
 from dataclasses import dataclass
-from typing import Iterable
+from pathlib import Path
+from typing import Iterable, NamedTuple
 
+from formats.errors import AgreeError, names_undecodable
 from formats.items import Item
 
 #: Columns of the scored ``items.tsv``, then three of ours (``undecidable``:
@@ -21,6 +25,11 @@ from formats.items import Item
 #: what they saw before).
 SCORED_COLUMNS = ("item_id", "variant", "perturbation", "construction", "attractors", "model",
                   "logp_correct", "logp_wrong", "correct", "oov", "group", "testset", "method", "undecidable")
+#: Columns :func:`read_scored` needs; ``oov``, ``method`` and ``undecidable`` came later
+#: and default when absent (``undecidable`` is then derived from the two scores).
+REQUIRED_COLUMNS = SCORED_COLUMNS[:6] + SCORED_COLUMNS[6:9] + ("group", "testset")
+
+
 @dataclass(frozen=True)
 class ScoredItem:
     """One item scored by one model.
@@ -90,6 +99,15 @@ def condition(item: Item) -> str:
     return item.perturbation
 
 
+def construction_label(item: Item) -> str:
+    """The construction as tables name it, with its direction (``L NOUN VERB VERB``, as
+    ``constructions.tsv`` does); the bare name when the item has no direction (BLiMP
+    paradigms: ``_``)."""
+    if item.direction in ("", "_"):
+        return item.construction
+    return f"{item.direction} {item.construction}"
+
+
 def _fmt(x: float) -> str:
     return repr(float(x)) if math.isfinite(x) else ("-inf" if x < 0 else "inf" if x > 0 else "nan")
 
@@ -108,3 +126,82 @@ def write_scored(path: str | os.PathLike, scored: Iterable[ScoredItem]) -> int:
             fh.write("\t".join(row) + "\n")
             n += 1
     return n
+
+
+class ScoredRow(NamedTuple):
+    """One row of a scored ``items.tsv`` as read back (columns :data:`SCORED_COLUMNS`).
+
+    The fields are the columns, typed; ``undecidable`` is the column when present,
+    else derived from the two scores as :attr:`ScoredItem.undecidable` does. (A named
+    tuple, not a frozen dataclass: the analyses read ~50,000 rows, and a frozen
+    dataclass's constructor takes twice as long.)"""
+    item_id: str
+    variant: int
+    perturbation: str
+    construction: str
+    attractors: int
+    model: str
+    logp_correct: float
+    logp_wrong: float
+    correct: bool
+    oov: bool
+    group: str
+    testset: str
+    method: str
+    undecidable: bool
+
+    @property
+    def condition(self) -> str:
+        """``original``, ``nonce`` or the perturbation (the rule of :func:`condition`)."""
+        if self.perturbation in ("", "original"):
+            return "original" if self.variant == 0 else "nonce"
+        return self.perturbation
+
+    @property
+    def key(self) -> tuple[str, str, int, str]:
+        """As :attr:`ScoredItem.key`: identifies the item across models."""
+        return (self.testset, self.item_id, self.variant, self.perturbation)
+
+
+def _columns(path: Path, header: list[str]) -> list[int | None]:
+    """Position of each of :data:`SCORED_COLUMNS` in ``header`` (None: absent, optional)."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if missing:
+        raise AgreeError(f"{path}: not a scored items.tsv of this version of agree (it lacks the "
+                         f"columns {', '.join(missing)}; written by another version, or not by "
+                         "agree score?)")
+    return [header.index(c) if c in header else None for c in SCORED_COLUMNS]
+
+
+def _typed(path: Path, line: int, fields: list[str]) -> ScoredRow:
+    (item_id, variant, pert, cons, att, model, lc, lw, correct, oov, group, testset, method,
+     undecidable) = fields
+    try:
+        a, b = float(lc), float(lw)
+        tie = a == b or math.isnan(a) or math.isnan(b)
+        return ScoredRow(item_id, int(variant), pert, cons, int(att), model, a, b, correct == "1",
+                         oov == "1", group, testset, method or "target",
+                         tie if undecidable is None else undecidable == "1")
+    except ValueError as e:
+        raise AgreeError(f"{path}:{line}: not a scored row (bad number: {e})") from None
+
+
+@names_undecodable
+def read_scored(path: str | os.PathLike) -> list[ScoredRow]:
+    """Read a scored ``items.tsv`` (or the directory holding it) into :class:`ScoredRow`
+    records, by column name; :class:`AgreeError` for a missing file, a file from
+    another version (a required column missing) or a malformed row."""
+    path = Path(path)
+    tsv = path / "items.tsv" if path.is_dir() else path
+    if not tsv.is_file():
+        raise AgreeError(f"{path}: no scored items.tsv (run agree score first)")
+    with open(tsv, encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader, [])
+        pos = _columns(tsv, header)
+        rows = []
+        for line, row in enumerate(reader, start=2):
+            if len(row) < len(header):
+                raise AgreeError(f"{tsv}:{line}: {len(row)} fields, the header has {len(header)}")
+            rows.append(_typed(tsv, line, [None if i is None else row[i] for i in pos]))
+    return rows

@@ -16,7 +16,7 @@ from click.testing import CliRunner  # noqa: E402
 from agreement.analysis.ceiling import graded_comparison, split_half_reliability  # noqa: E402
 from agreement.analysis.challenge import challenge_subsets  # noqa: E402
 from agreement.analysis.paired import compare  # noqa: E402
-from agreement.analysis.rows import read_scored  # noqa: E402
+from agreement.analysis.rows import scored_table  # noqa: E402
 from agreement.cli import cli  # noqa: E402
 from agreement.errors import AgreeError  # noqa: E402
 from agreement.stats import bootstrap_ci, mcnemar_exact, pearson, spearman  # noqa: E402
@@ -107,7 +107,7 @@ def test_mixed_model_recovers_known_coefficients(tmp_path):
     from agreement.analysis.mixed import attractor_effects, fit_mixed
 
     rows, truth = simulated_rows(np.random.default_rng(11))
-    fit = fit_mixed(read_scored([write_score_dir(tmp_path / "s", rows)]))
+    fit = fit_mixed(scored_table([write_score_dir(tmp_path / "s", rows)]))
     # mean-field VB intervals run narrow (they ignore posterior correlations), so the
     # check allows 0.1 log-odds beyond them; on this seed 2 of the 4 truths lie strictly inside (nonce, attractors[a]),
     # model[b] and attractors[b] miss by under 0.15
@@ -138,7 +138,7 @@ HAND = [  # item, variant, pert, construction, attractors, model, logp_correct, 
 
 
 def test_challenge_subsets_on_a_hand_made_table(tmp_path):
-    table = read_scored([write_score_dir(tmp_path / "s", HAND)])
+    table = scored_table([write_score_dir(tmp_path / "s", HAND)])
     base, ref = challenge_subsets(table, np.random.default_rng(0), ("lstm",))
     # both baselines wrong on x2 and x3; the LSTM wrong on x3 and x4
     assert base.size == 2 and ref.size == 2 and ref.name == "wrong:lstm"
@@ -150,13 +150,13 @@ def test_challenge_subsets_on_a_hand_made_table(tmp_path):
 
 
 def test_challenge_subset_skipped_without_a_5gram(tmp_path):
-    table = read_scored([write_score_dir(tmp_path / "s", [r for r in HAND if r[5] != "kn5"])])
+    table = scored_table([write_score_dir(tmp_path / "s", [r for r in HAND if r[5] != "kn5"])])
     (base,) = challenge_subsets(table, np.random.default_rng(0))
     assert base.skipped == "no 5-gram model among the scored models" and not base.scores
 
 
 def test_paired_comparison_resamples_items(tmp_path):
-    table = read_scored([write_score_dir(tmp_path / "s", HAND)])
+    table = scored_table([write_score_dir(tmp_path / "s", HAND)])
     c = compare(table, "lstm", "kn5", np.random.default_rng(0), n_boot=500)
     assert (c.rows, c.items, c.accuracy_a, c.accuracy_b) == (4, 4, 0.5, 0.25)
     assert c.diff == 0.25 and c.ci[0] <= 0.25 <= c.ci[1]
@@ -212,7 +212,8 @@ def test_cli_refuses_another_version(tmp_path):
     (d / "items.tsv").write_text("item_id\tvariant\tmodel\nx\t0\tm\n")
     res = CliRunner().invoke(cli, ["analyze", str(d), "--out", str(tmp_path / "o")])
     assert res.exit_code == 1
-    assert res.output.startswith(f"Error: {d}: not an agree score output (items.tsv lacks the columns")
+    assert res.output.startswith(f"Error: {d / 'items.tsv'}: not a scored items.tsv of this version of agree "
+                                 "(it lacks the columns") and "another version" in res.output
     assert "Traceback" not in res.output and not (tmp_path / "o").exists()
     (d / "manifest.json").write_text(json.dumps({"command": "extract"}))
     res = CliRunner().invoke(cli, ["analyze", str(d), "--out", str(tmp_path / "o")])
@@ -273,7 +274,7 @@ def test_spearman_interval_with_full_sample_ranks_is_close_to_reranking():
 
 def test_undecidable_rows_are_left_out_and_counted(tmp_path):
     """A tie (or NaN) is undecidable, as in agree score: not a wrong answer."""
-    from agreement.analysis.rows import read_scored
+    from agreement.analysis.rows import scored_table
     from formats.manifest import write_manifest
     from formats.items import Item
     from formats.scored import ScoredItem, write_scored
@@ -285,6 +286,6 @@ def test_undecidable_rows_are_left_out_and_counted(tmp_path):
             ScoredItem(item(2), "m", "m", "lstm", float("nan"), -2.0), ScoredItem(item(3), "m", "m", "lstm", -3.0, -2.0)]
     write_scored(tmp_path / "items.tsv", rows)
     write_manifest(tmp_path, "score", [], {})
-    table = read_scored([tmp_path])
+    table = scored_table([tmp_path])
     assert (len(table), table.undecidable) == (2, 2)
     assert table.correct.tolist() == [True, False]

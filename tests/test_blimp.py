@@ -176,7 +176,7 @@ def test_blimp_humans_and_published_columns(tmp_path):
                          "Transformer-XL (published)\tpublished\t-\t65.0",
                          "GPT-2 (published)\tpublished\t-\t95.0"]
     md = (tmp_path / "o" / "summary.md").read_text()
-    assert ("| construction | items | unigram | humans | 5-gram (published) | LSTM (published) | "
+    assert ("| construction | items | model | humans | 5-gram (published) | LSTM (published) | "
             "Transformer-XL (published) | GPT-2 (published) |") in md
     assert "| sv_agr | 3 |" in md and "| 90.0 | 50.0 | 75.0 | 70.0 | 90.0 |" in md
     assert (tmp_path / "o" / "accuracy_by_construction.png").stat().st_size > 0

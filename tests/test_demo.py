@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from agreement.cli import cli
 from agreement.demo.run import MODELS, commands, demo_config, run_demo
-from agreement.report import Tally
+from agreement.results import Count
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +55,14 @@ def test_accuracies_are_proportions_and_the_lstm_beats_chance(tiny):
     header = rows[0].split("\t")
     correct = [r.split("\t")[header.index("correct")] for r in rows[1:]]
     assert set(correct) <= {"0", "1"}
-    lstm = Tally()
+    right = n = 0
     for r in rows[1:]:
         f = dict(zip(header, r.split("\t")))
-        if f["model"] == "lstm" and f["variant"] == "0":
-            lstm.add(f["correct"] == "1")
+        if f["model"] == "lstm" and f["variant"] == "0" and f["undecidable"] == "0":
+            right, n = right + (f["correct"] == "1"), n + 1
+    lstm = Count(right, n)
     assert lstm.n > 100
-    assert lstm.ci()[0] > 50.0, f"LSTM on originals: {lstm.pct:.1f}% of {lstm.n}"
+    assert lstm.interval()[0] > 50.0, f"LSTM on originals: {lstm.pct:.1f}% of {lstm.n}"
     assert lstm.pct == pytest.approx(tiny.accuracy["lstm"]["original"])
 
 
@@ -126,24 +127,26 @@ def test_timings_are_kept_beside_the_report(tiny):
 
 def _scored_fixture(tmp_path, outcomes):
     """A test set of original items (one attractor each) and nonce variants, and a
-    scored items.tsv where model m is right on the first outcomes[m][cond] items."""
+    scored items.tsv where model m is right on the first outcomes[m][cond] items;
+    returns the report's results of them."""
+    from agreement.report import ReportInputs, demo_results
     from formats.items import Item, write_items
+    from formats.scored import ScoredItem, write_scored
 
-    items, rows = [], []
-    header = "item_id\tvariant\tperturbation\tconstruction\tattractors\tmodel\tlogp_correct\tlogp_wrong\tcorrect\toov"
+    items, scored = [], []
     for i in range(100):
         for variant in (0, 1):
-            items.append(Item(f"s{i}", variant, "NOUN NOUN VERB", "L", ("The", "dog", "near", "the", "cats", "runs"),
-                              ("DET", "NOUN", "ADP", "DET", "NOUN", "VERB"), ("_",) * 6, "runs", "run", "run",
-                              "Sing", 1, 5, 1, False, "original" if variant == 0 else "nonce"))
+            it = Item(f"s{i}", variant, "NOUN NOUN VERB", "L", ("The", "dog", "near", "the", "cats", "runs"),
+                      ("DET", "NOUN", "ADP", "DET", "NOUN", "VERB"), ("_",) * 6, "runs", "run", "run",
+                      "Sing", 1, 5, 1, False, "original" if variant == 0 else "nonce")
+            items.append(it)
             for model, right in outcomes.items():
                 ok = i < right["original" if variant == 0 else "nonce"]
-                rows.append(f"s{i}\t{variant}\t{'original' if variant == 0 else 'nonce'}\tNOUN NOUN VERB\t1\t{model}"
-                            f"\t-1\t-2\t{int(ok)}\t0")
+                scored.append(ScoredItem(it, model, model, model, -1.0, -2.0 if ok else -0.5, testset="t"))
     write_items(tmp_path / "items.tsv", items)
-    (tmp_path / "scored.tsv").write_text(header + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
-    from agreement.report import tally
-    return tally(tmp_path / "scored.tsv", tmp_path / "items.tsv")
+    write_scored(tmp_path / "scored.tsv", scored)
+    inputs = ReportInputs(tmp_path / "scored.tsv", tmp_path / "items.tsv", tmp_path, MODELS)
+    return demo_results(inputs)[0]
 
 
 def test_finding_is_computed_from_the_figures(tmp_path):
@@ -170,7 +173,6 @@ def test_finding_is_computed_from_the_figures(tmp_path):
 
 
 def test_wilson_interval():
-    t = Tally(right=50, n=100)
-    lo, hi = t.ci()
+    lo, hi = Count(right=50, n=100).interval()
     assert lo == pytest.approx(40.38, abs=0.01) and hi == pytest.approx(59.62, abs=0.01)
-    assert Tally().ci() is None and Tally().pct is None
+    assert Count().interval() is None and Count().pct is None

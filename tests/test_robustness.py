@@ -3,23 +3,25 @@ from __future__ import annotations
 
 import pytest
 
+from agreement.results import build_results
+from agreement.robustness import parse_perturbation, plot_robustness, robustness_table, write_robustness_tsv
+from agreement.stats import wilson
 from formats.items import Item
-from agreement.robustness import (parse_perturbation, plot_robustness, robustness_table, wilson,
-                                  write_robustness_tsv)
 from formats.scored import ScoredItem
 
 
-def scored(label, model, right, wrong, variant=0):
-    """``right`` correct and ``wrong`` incorrect ScoredItems of one condition."""
+def scored(label, model, right, wrong, variant=0, ties=0):
+    """``right`` correct, ``wrong`` incorrect and ``ties`` undecidable ScoredItems of one condition."""
     out = []
-    for k in range(right + wrong):
+    for k in range(right + wrong + ties):
         item = Item(item_id=f"x:s{k}", variant=variant, construction="NOUN VERB VERB", direction="L",
                     tokens=("a", "b"), pos=("NOUN", "VERB"), feats=("_", "_"), correct="b", wrong="c",
                     lemma="b", number="Sing", cue_index=0, target_index=1, attractors=0, punct=False,
                     perturbation=label)
         good = k < right
         out.append(ScoredItem(item=item, model=model, group="lstm", kind="lstm",
-                              logp_correct=-1.0 if good else -3.0, logp_wrong=-2.0))
+                              logp_correct=-1.0 if good else -3.0 if k < right + wrong else -2.0,
+                              logp_wrong=-2.0))
     return out
 
 
@@ -39,7 +41,7 @@ def test_parse_perturbation():
 
 
 def test_table_points_and_starting_points():
-    table = robustness_table(ROWS)
+    table = robustness_table(build_results(ROWS))
     index = {(r["aspect"], r["pos_group"], r["base"], r["severity"], r["model"]): r for r in table}
     assert index[("qwerty", "nouns", "original", 0.2, "m1")]["accuracy"] == pytest.approx(80.0)
     assert index[("qwerty", "nouns", "original", 0.4, "m1")]["n"] == 10
@@ -55,10 +57,11 @@ def test_table_points_and_starting_points():
     assert keys == sorted(keys) and len(table) == 11
 
 
-def test_dict_rows_from_a_scored_tsv_give_the_same_table():
-    dicts = [{"perturbation": s.item.perturbation, "variant": str(s.item.variant), "model": s.model,
-              "correct": "1" if s.correct else "0"} for s in ROWS]
-    assert robustness_table(dicts) == robustness_table(ROWS)
+def test_undecidable_items_count_as_not_correct():
+    """The table's rule since its first version: a tie is scored, not correct (unlike
+    summary.md's accuracy over decidable items)."""
+    (row,) = robustness_table(build_results(scored("swap:0.5", "m", 3, 1, ties=4)))
+    assert (row["n"], row["accuracy"]) == (8, 37.5)
 
 
 def test_wilson_interval():
@@ -67,7 +70,7 @@ def test_wilson_interval():
 
 
 def test_plot_and_tsv_are_deterministic(tmp_path):
-    table = robustness_table(ROWS)
+    table = robustness_table(build_results(ROWS))
     plot_robustness(table, tmp_path / "a.png")
     plot_robustness(table, tmp_path / "b.png")
     data = (tmp_path / "a.png").read_bytes()

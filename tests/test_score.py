@@ -12,7 +12,7 @@ from formats.papertab import (FREQ_MODEL, detect_testset, freq_baseline, load_te
                                 read_paper_tab, scores_from_column)
 from formats.items import Item, write_items
 from formats.scored import SCORED_COLUMNS, ScoredItem, condition, write_scored
-from agreement.score import default_group, parse_model_specs, score_items
+from agreement.score import parse_model_specs, score_items
 from lm.base import Scorer
 from lm.errors import LMError
 
@@ -118,12 +118,9 @@ def model_dir(path, kind="unigram", **config):
 
 
 class TestModelSpecs:
-    def test_default_group_is_kind_and_architecture(self):
-        assert default_group({"kind": "lstm", "size": 650, "seed": 3}) == "lstm-650"
-        assert default_group({"kind": "kn5", "order": 5}) == "kn5-5"
-        assert default_group({"kind": "unigram"}) == "unigram"
-
     def test_explicit_group_glob_and_unique_names(self, tmp_path):
+        """GROUP= labels a glob's models together; without it a model's label is its
+        directory's name, made unique (two ``model`` directories stay apart)."""
         for seed in (1, 2):
             model_dir(tmp_path / "runs" / f"seed{seed}", "lstm", size=650, seed=seed)
         model_dir(tmp_path / "a" / "model", "unigram")
@@ -132,7 +129,7 @@ class TestModelSpecs:
                                    str(tmp_path / "b" / "model")])
         assert [(s.name, s.group, s.kind) for s in specs] == [
             ("seed1", "best", "lstm"), ("seed2", "best", "lstm"),
-            ("a/model", "unigram", "unigram"), ("b/model", "unigram", "unigram")]
+            ("a/model", "a/model", "unigram"), ("b/model", "b/model", "unigram")]
 
     def test_glob_without_match(self, tmp_path):
         with pytest.raises(AgreeError, match="no directory matches"):

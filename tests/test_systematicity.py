@@ -89,7 +89,7 @@ def scored_dir(tmp_path, rows):
 
 
 def test_ew_equals_accuracy_when_k_is_1(tmp_path):
-    from agreement.analysis.rows import read_scored
+    from agreement.analysis.rows import scored_table
     from agreement.analysis.systematicity import systematicity
 
     rng = random.Random(3)
@@ -98,14 +98,14 @@ def test_ew_equals_accuracy_when_k_is_1(tmp_path):
         rows.append((f"i{i}", 0, "original", "N V", 0, "m", -1.0, -2.0))
         lc, lw = -rng.uniform(1, 5), -rng.uniform(1, 5)
         rows.append((f"i{i}", 1, "swap", "N V", 0, "m", lc, lw))
-    (s,) = [x for x in systematicity(read_scored([scored_dir(tmp_path, rows)])) if x.construction == "all"]
+    (s,) = [x for x in systematicity(scored_table([scored_dir(tmp_path, rows)])) if x.construction == "all"]
     assert s.k_min == s.k_max == 1 and s.items == 50
     assert s.ew == pytest.approx(s.swap_accuracy) and s.mw == pytest.approx(s.swap_accuracy)
     assert s.accuracy == 1.0
 
 
 def test_ew_and_mw_by_hand(tmp_path):
-    from agreement.analysis.rows import read_scored
+    from agreement.analysis.rows import scored_table
     from agreement.analysis.systematicity import systematicity
 
     ln = math.log
@@ -116,7 +116,7 @@ def test_ew_and_mw_by_hand(tmp_path):
         # item b (another construction): three lemmas, all right: EW = MW = 1
         *[("b", v, "swap", "N N V", 1, "m", ln(0.2), ln(0.01 * v)) for v in (1, 2, 3)],
     ]
-    res = {s.construction: s for s in systematicity(read_scored([scored_dir(tmp_path, rows)]))}
+    res = {s.construction: s for s in systematicity(scored_table([scored_dir(tmp_path, rows)]))}
     assert res["N V"].ew == pytest.approx(0.5) and res["N V"].mw == pytest.approx(0.8)
     assert res["N N V"].ew == 1 and res["N N V"].mw == 1 and math.isnan(res["N N V"].accuracy)
     assert res["all"].ew == pytest.approx(0.75) and res["all"].mw == pytest.approx(0.9)

@@ -14,7 +14,8 @@ panel's share can have with its own noise-free version), its interval the square
 root of the reliability's bounds (negative bounds clipped to 0).
 
 Items with fewer than two raters cannot be split and are excluded (counted).
-Correlations and point-biserial values come from scipy.stats; bootstrap
+Correlations and point-biserial values come from scipy.stats (imported where used:
+the split-half reliability, which ``agree score`` draws, needs only numpy); bootstrap
 intervals resample items (percentile, seeded generator passed in).
 """
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 N_SPLITS = 200
 N_BOOT = 1000
@@ -149,6 +149,8 @@ def _boot_corr(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, n_boot: i
     full-sample ranks (the Pearson correlation of resampled ranks): re-ranking every
     replicate moves the bounds by under 0.015 (tested) and dominated the run time on
     15,000 items."""
+    from scipy import stats as sps  # lazy: optional extra; split_half_reliability (agree score) needs none
+
     if rank:
         x, y = sps.rankdata(x), sps.rankdata(y)
     idx = rng.integers(0, x.size, size=(n_boot, x.size))
@@ -160,6 +162,8 @@ def _boot_corr(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, n_boot: i
 def graded_comparison(model: str, condition: str, p_share, human_share, correct,
                       rng: np.random.Generator, *, n_boot: int = N_BOOT) -> GradedComparison:
     """Correlations of one model's graded preference with the human share (see the class)."""
+    from scipy import stats as sps  # lazy: optional extra; split_half_reliability (agree score) needs none
+
     x = np.asarray(p_share, dtype=float)
     y = np.asarray(human_share, dtype=float)
     k = np.asarray(correct, dtype=float)

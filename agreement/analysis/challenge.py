@@ -3,9 +3,10 @@ solutions get wrong, with every model's accuracy on them.
 
 - ``baselines``: rows that every unigram model *and* every 5-gram model got wrong
   (neither word frequency nor local context solves them). A model counts as a
-  unigram / 5-gram baseline when its group or name starts with ``unigram`` /
-  ``kn5`` (the default group labels of ``agree score``; the paper .tab's
-  frequency baseline is ``unigram[freq]``).
+  unigram / 5-gram baseline when its group or name contains ``unigram`` /
+  ``kn5`` (the scored file has no kind column; a label is the model directory's
+  name by default, e.g. ``en-kn5``, or the GROUP of ``--model GROUP=DIR``; the
+  paper .tab's frequency baseline is ``unigram[freq]``).
 - ``wrong:<MODEL>``: rows a named reference model (``--challenge-model``) got wrong.
 
 Rows are matched across models by (test set, item_id, variant, perturbation).
@@ -21,7 +22,7 @@ from agreement.analysis.rows import ScoredTable
 from agreement.errors import AgreeError
 from agreement.stats import bootstrap_ci
 
-BASELINE_PREFIXES = {"unigram": ("unigram",), "5-gram": ("kn5",)}
+BASELINE_NAMES = {"unigram": ("unigram",), "5-gram": ("kn5",)}
 
 
 @dataclass(frozen=True)
@@ -46,11 +47,11 @@ class ChallengeSubset:
 
 def baseline_models(table: ScoredTable) -> dict[str, list[str]]:
     """Baseline kind -> model names recognised as that baseline."""
-    found: dict[str, list[str]] = {k: [] for k in BASELINE_PREFIXES}
+    found: dict[str, list[str]] = {k: [] for k in BASELINE_NAMES}
     for m in table.models():
         group = str(table.group[np.argmax(table.model == m)])
-        for kind, prefixes in BASELINE_PREFIXES.items():
-            if any(group.lower().startswith(p) or m.lower().startswith(p) for p in prefixes):
+        for kind, names in BASELINE_NAMES.items():
+            if any(p in group.lower() or p in m.lower() for p in names):
                 found[kind].append(m)
     return found
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from agreement.analysis.mixed import attractor_effects
 from agreement.analysis.paired import N_BOOT
 from agreement.analysis.run import Analysis
+from agreement.plots import pyplot, save_png  # Agg pyplot; the deterministic PNG writer
 from formats.manifest import atomic_write_text
 
 
@@ -130,9 +131,7 @@ def to_markdown(result: Analysis) -> str:
 def plot_ceiling(result: Analysis, path: str | os.PathLike) -> None:
     """Spearman rho of each model with the human share (bars, CI whiskers), per
     condition, with the Spearman noise ceiling as a line and its interval as a band."""
-    from agreement.plots import plt  # Agg backend set up there
-
-    fig, axes = plt.subplots(1, len(result.humans), figsize=(4.5 * len(result.humans), 3.8), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(result.humans), figsize=(4.5 * len(result.humans), 3.8), squeeze=False)
     for ax, h in zip(axes[0], result.humans):
         rel = next(r for r in h.reliability if r.method == "spearman")
         xs = range(len(h.models))
@@ -149,15 +148,13 @@ def plot_ceiling(result: Analysis, path: str | os.PathLike) -> None:
         ax.set_title(f"{h.condition} ({h.judged_items} items)")
         ax.set_ylabel("Spearman rho with human share")
     fig.tight_layout()
-    _save(fig, path)
+    save_png(fig, path)
 
 
 def plot_forest(result: Analysis, path: str | os.PathLike) -> None:
     """The mixed model's fixed effects (intercept left out) with 95% intervals."""
-    from agreement.plots import plt
-
     terms = [c for c in result.mixed.fixed if c.term != "intercept"]
-    fig, ax = plt.subplots(figsize=(6.5, 0.45 * len(terms) + 1.2))
+    fig, ax = pyplot().subplots(figsize=(6.5, 0.45 * len(terms) + 1.2))
     ys = list(range(len(terms)))[::-1]
     ax.errorbar([c.estimate for c in terms], ys, xerr=[[c.estimate - c.lo for c in terms],
                                                       [c.hi - c.estimate for c in terms]],
@@ -166,13 +163,7 @@ def plot_forest(result: Analysis, path: str | os.PathLike) -> None:
     ax.set_yticks(ys, [c.term[:40] for c in terms], fontsize=8)
     ax.set_xlabel("log-odds of a correct choice (95% interval)")
     fig.tight_layout()
-    _save(fig, path)
-
-
-def _save(fig, path) -> None:
-    from agreement.plots import _save as save  # the project's deterministic PNG writer
-
-    save(fig, path)
+    save_png(fig, path)
 
 
 def write_analysis(result: Analysis, directory: str | os.PathLike) -> list[str]:

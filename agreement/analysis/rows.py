@@ -1,17 +1,16 @@
 """Scored rows of one or more ``agree score`` output directories, as columns.
 
-The scored ``items.tsv`` is read by column *name*: the columns in :data:`REQUIRED`
-must be there, any others (``method``, ``undecidable`` ... added by later versions)
-are ignored. A directory without ``items.tsv``, whose manifest was not written by
-``agree score``, or whose ``items.tsv`` lacks a required column, is refused with one
-:class:`AgreeError` naming it.
+The scored ``items.tsv`` is read by :func:`formats.scored.read_scored`, the one
+reader (by column name, with its check of the columns). A directory without
+``items.tsv``, whose manifest was not written by ``agree score``, or whose
+``items.tsv`` lacks a required column, is refused with one :class:`AgreeError`
+naming it.
 
-Numpy columns rather than one record per row: the analyses group ~50,000 rows
-by item, model and condition, which array code does in milliseconds.
+Numpy columns built from the read rows: the analyses group ~50,000 rows by item,
+model and condition, which array code does in milliseconds.
 """
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import os
@@ -22,9 +21,8 @@ from typing import Sequence
 import numpy as np
 
 from agreement.errors import AgreeError
-
-REQUIRED = ("item_id", "variant", "perturbation", "construction", "attractors", "model",
-            "logp_correct", "logp_wrong", "correct", "group", "testset")
+from formats.manifest import MANIFEST, read_manifest
+from formats.scored import ScoredRow, read_scored
 
 
 @dataclass(frozen=True)
@@ -85,82 +83,52 @@ _ARRAYS = ("item_id", "testset", "variant", "perturbation", "construction", "att
            "group", "logp_correct", "logp_wrong", "correct", "condition")
 
 
-def _condition(perturbation: str, variant: int) -> str:
-    # the same rule as agreement.score.condition, on the written columns
-    if perturbation in ("", "original"):
-        return "original" if variant == 0 else "nonce"
-    return perturbation
-
-
-def _read_dir(path: Path) -> tuple[dict[str, list], str | None]:
-    """Columns of one score directory, checked; and the humans file its manifest names."""
+def _read_dir(path: Path) -> tuple[list[ScoredRow], str | None]:
+    """Rows of one score directory (the one reader, :func:`formats.scored.read_scored`),
+    and the humans file its manifest names."""
     tsv = path / "items.tsv" if path.is_dir() else path
     if not tsv.is_file():
         raise AgreeError(f"{path}: not an agree score output (no items.tsv)")
-    manifest_path = tsv.parent / "manifest.json"
     humans = None
-    if manifest_path.is_file():
+    if (tsv.parent / MANIFEST).is_file():
         try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+            manifest = read_manifest(tsv.parent)
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise AgreeError(f"{path}: not an agree score output (manifest.json unreadable: {e})") from None
         if not isinstance(manifest, dict) or manifest.get("command") != "score":
             cmd = manifest.get("command") if isinstance(manifest, dict) else None
             raise AgreeError(f"{path}: not an agree score output (manifest.json written by {cmd!r})")
         humans = (manifest.get("parameters") or {}).get("humans")
-    with open(tsv, encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(reader, [])
-        missing = [c for c in REQUIRED if c not in header]
-        if missing:
-            raise AgreeError(f"{path}: not an agree score output (items.tsv lacks the columns "
-                             f"{', '.join(missing)}; written by another version?)")
-        pos = [header.index(c) for c in REQUIRED]
-        cols: dict[str, list] = {c: [] for c in REQUIRED}
-        for line, row in enumerate(reader, start=2):
-            if len(row) < len(header):
-                raise AgreeError(f"{tsv}:{line}: {len(row)} fields, the header has {len(header)}")
-            for c, i in zip(REQUIRED, pos):
-                cols[c].append(row[i])
-    return cols, humans
+    return read_scored(tsv), humans
 
 
-def read_scored(paths: Sequence[str | os.PathLike]) -> ScoredTable:
+def scored_table(paths: Sequence[str | os.PathLike]) -> ScoredTable:
     """Read score directories (or their items.tsv) into one :class:`ScoredTable`.
 
     A model name that occurs in more than one directory is prefixed with its
     directory's name (``dir:model``), so two runs of one model stay apart."""
     parts, humans = [], None
     for p in paths:
-        cols, h = _read_dir(Path(p))
-        parts.append((Path(p), cols))
+        rows, h = _read_dir(Path(p))
+        parts.append((Path(p), rows))
         humans = humans or h
     owners: dict[str, set] = {}
-    for p, cols in parts:
-        for m in set(cols["model"]):
+    for p, rows in parts:
+        for m in {r.model for r in rows}:
             owners.setdefault(m, set()).add(p)
-    merged: dict[str, list] = {c: [] for c in REQUIRED}
-    for p, cols in parts:
-        for c in REQUIRED:
-            if c == "model":
-                merged[c] += [m if len(owners[m]) == 1 else f"{p.name}:{m}" for m in cols[c]]
-            else:
-                merged[c] += cols[c]
-    if not merged["model"]:
+    rows = [(r, r.model if len(owners[r.model]) == 1 else f"{p.name}:{r.model}") for p, rs in parts for r in rs]
+    if not rows:
         raise AgreeError(f"{', '.join(map(str, paths))}: no scored rows")
-    try:
-        variant = np.array(merged["variant"], dtype=int)
-        attractors = np.array(merged["attractors"], dtype=int)
-        lc = np.array(merged["logp_correct"], dtype=float)
-        lw = np.array(merged["logp_wrong"], dtype=float)
-        correct = np.array(merged["correct"], dtype=int) == 1
-    except ValueError as e:
-        raise AgreeError(f"{', '.join(map(str, paths))}: not an agree score output (bad number: {e})") from None
-    obj = lambda c: np.array(merged[c], dtype=object)  # noqa: E731
-    pert = obj("perturbation")
-    cond = np.array([_condition(p, v) for p, v in zip(merged["perturbation"], variant.tolist())], dtype=object)
-    table = ScoredTable(obj("item_id"), obj("testset"), variant, pert, obj("construction"), attractors,
-                        obj("model"), obj("group"), lc, lw, correct, cond,
+    obj = lambda values: np.array(list(values), dtype=object)  # noqa: E731
+    lc = np.array([r.logp_correct for r, _ in rows], dtype=float)
+    lw = np.array([r.logp_wrong for r, _ in rows], dtype=float)
+    table = ScoredTable(obj(r.item_id for r, _ in rows), obj(r.testset for r, _ in rows),
+                        np.array([r.variant for r, _ in rows], dtype=int),
+                        obj(r.perturbation for r, _ in rows), obj(r.construction for r, _ in rows),
+                        np.array([r.attractors for r, _ in rows], dtype=int), obj(m for _, m in rows),
+                        obj(r.group for r, _ in rows), lc, lw,
+                        np.array([r.correct for r, _ in rows], dtype=bool),
+                        obj(r.condition for r, _ in rows),
                         sources=tuple(str(p) for p, _ in parts), humans_path=humans)
     # the rule of agree score (ScoredItem.undecidable): accuracy is over decidable rows
     undecidable = (lc == lw) | np.isnan(lc) | np.isnan(lw)

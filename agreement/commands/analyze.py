@@ -6,8 +6,13 @@ from pathlib import Path
 import click
 import numpy as np
 
-from agreement.options import invocation_argv
-from agreement.options import log, out_option, quiet_option, seed_option
+from agreement.analysis.render import to_markdown, write_analysis
+from agreement.analysis.rows import scored_table
+from agreement.analysis.run import analyze as run_analysis
+from agreement.errors import AgreeError
+from agreement.humans import read_humans
+from agreement.options import invocation_argv, log, out_option, quiet_option, seed_option
+from formats.manifest import atomic_output_dir, write_manifest
 
 
 @click.command()
@@ -49,29 +54,11 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, 
         --humans ../shared/data/colorlessgreen/Italian/best_model_mturk.tab --out it-paper
       agree analyze it-paper --out it-analysis
     """
-    from agreement.errors import AgreeError
-
-    try:  # optional extra: a clear message instead of an ImportError traceback
-        import scipy  # noqa: F401
-        import statsmodels  # noqa: F401
-    except ImportError as e:
-        raise AgreeError(f"agree analyze needs scipy and statsmodels ({e}); "
-                         "pip install 'agree[analysis]'") from None
-    from agreement.analysis.render import to_markdown, write_analysis
-    from agreement.analysis.rows import read_scored
-    from agreement.analysis.run import analyze as run_analysis
-    from agreement.humans import read_humans
-    from formats.manifest import atomic_output_dir, write_manifest
-
+    _check_extra()
     if n_boot < 10:
         raise AgreeError(f"--n-boot must be at least 10, not {n_boot}")
-    table = read_scored(score_dirs)
-    humans_path = humans
-    if humans_path is None and table.humans_path:
-        if Path(table.humans_path).is_file():
-            humans_path = table.humans_path
-        else:
-            log(f"the score run's --humans file {table.humans_path} is not here; give --humans FILE", quiet)
+    table = scored_table(score_dirs)
+    humans_path = _humans_path(humans, table, quiet)
     judgments = read_humans(humans_path) if humans_path else None
     log(f"{len(table)} scored rows, models: {', '.join(table.models())}"
         + (f"; humans: {humans_path}" if humans_path else "; no human judgments"), quiet)
@@ -88,3 +75,22 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, 
     for note in result.notes:
         log(note, quiet)
     log(f"wrote {', '.join(files)} to {out}", quiet)
+
+
+def _check_extra() -> None:
+    """scipy and statsmodels (the optional extra) are there, else one clear error."""
+    try:  # lazy: heavy optional extra, checked for a clear message instead of an ImportError traceback
+        import scipy  # noqa: F401
+        import statsmodels  # noqa: F401
+    except ImportError as e:
+        raise AgreeError(f"agree analyze needs scipy and statsmodels ({e}); "
+                         "pip install 'agree[analysis]'") from None
+
+
+def _humans_path(humans, table, quiet: bool) -> str | None:
+    """--humans, else the file the score run named when it is here."""
+    if humans is None and table.humans_path:
+        if Path(table.humans_path).is_file():
+            return table.humans_path
+        log(f"the score run's --humans file {table.humans_path} is not here; give --humans FILE", quiet)
+    return humans

@@ -13,8 +13,7 @@ from agreement.score_dir import ScoreOptions, score_to_dir
               help="A model: DIR from `agree train-lm` or `agree import-model`, a Hugging Face "
                    "save_pretrained DIR (detected by config.json's model_type; or hf:DIR), or "
                    "gguf:FILE.gguf; local files only. Repeatable; DIR may be a glob. Models "
-                   "sharing GROUP are averaged (default group: kind + architecture; Hugging "
-                   "Face and GGUF: the directory/file name).")
+                   "sharing GROUP are averaged (default label: the directory or file name).")
 @click.option("--from-outputs", "columns", multiple=True, metavar="COLUMN",
               help="Use this model column of a paper .tab TESTSET instead of running a model.")
 @click.option("--humans", type=click.Path(exists=True, dir_okay=False),

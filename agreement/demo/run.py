@@ -31,7 +31,7 @@ from agreement.errors import AgreeError
 from agreement.extract import ExtractConfig, parse_features, parse_values, summary_table
 from agreement.extract_dir import extract_to_dir
 from agreement.options import log
-from agreement.report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_report
+from agreement.report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_demo_report
 from agreement.score_dir import ScoreOptions, score_to_dir
 from formats.manifest import atomic_output_dir, read_manifest, write_manifest
 from formats.vocab import vocab_words
@@ -330,9 +330,9 @@ def _report(config: DemoConfig, synth, pipeline: list[Step], root: Path) -> tupl
                   "(agreement.demo.synthlang.write_synthetic)",
                   *(f"agree {_shown(step.argv)}" for step in pipeline)),
         timings=root / TIMINGS_FILE)
-    figs = write_report(inputs, root / "report.md")
-    finding = state_finding(figs, models)
-    acc = {m.name: {f"{c}{'_attr' if a else ''}": accuracy(figs, m.name, c, attracted=a)
+    results = write_demo_report(inputs, root / "report.md")
+    finding = state_finding(results, models)
+    acc = {m.name: {f"{c}{'_attr' if a else ''}": accuracy(results, m.name, c, attracted=a)
                     for c in ("original", "nonce") for a in (False, True)} for m in MODELS}
     write_manifest(root, "demo", [], _parameters(config), argv=_demo_argv(config), accuracy=acc, finding=finding)
     return finding, acc
