@@ -1,20 +1,23 @@
-"""Reading whole treebanks fast: parallel processes and a parse cache.
+"""Reading whole treebanks fast: compact columns, parallel processes, a parse cache.
 
-:func:`load_treebanks` returns the same :class:`~treebanks.reader.Sentence`
-records as :func:`~treebanks.reader.read_treebanks` (still parsed by ``conllu``),
-but
+:func:`load_columns` reads treebank files (still parsed by ``conllu``, through
+:func:`treebanks.reader._read_file`) into a :class:`TreebankColumns`: each
+word's form, lemma, UPOS, FEATS, head, deprel (after the multiword merge) and
+depth as NumPy integer arrays, each distinct string stored once per file. The
+miner (:meth:`agreement.mining.ConstructionMiner.add_columns`) works on whole
+arrays, and only the few sentences that give items are ever built as records
+(:class:`ColumnSentence`): no per-word Python object is made on a cached run.
 
-* **in parallel**: the files that must be parsed go to worker processes (one per
-  file, at most ``workers``); a worker sends back only the columns mining needs
-  (form, lemma, UPOS, FEATS, head, deprel per word, after the multiword merge) as
-  a ``marshal`` blob, several times cheaper to move between processes than
-  pickled records;
-* **cached**: with a ``cache_dir``, each file's columns are stored under the
-  SHA-256 of its bytes (and this module's format version), so a second run, with
-  any other settings, reads them back instead of parsing. A cache file is
-  written atomically (temporary file + rename) and starts with the SHA-256 of
-  its payload, checked before the payload is decoded: a truncated or corrupted
-  entry is ignored and rewritten, never trusted. Entries are never deleted; the
+* **in parallel**: the files that must be parsed go to worker processes (at most
+  ``workers``); a big plain ``.conllu`` file is cut at blank lines into pieces
+  parsed side by side (one file is often most of a treebank: EWT's train is 80%).
+  A worker sends back its columns as one ``marshal`` blob (strings + array bytes);
+* **cached**: with a ``cache_dir``, each file's blob is stored under the SHA-256
+  of its bytes (and this module's format version), so a second run, with any
+  other settings, reads it back instead of parsing. A cache file is written
+  atomically (temporary file + rename) and starts with the SHA-256 of its
+  payload, checked before the payload is decoded: a truncated or corrupted entry
+  is ignored and rewritten, never trusted. Entries are never deleted; the
   directory can be removed at any time.
 
 The default directory (:func:`default_cache_dir`) is ``$XDG_CACHE_HOME/agree/treebanks``,
@@ -22,22 +25,29 @@ else ``~/.cache/agree/treebanks``; ``agree extract --no-cache`` bypasses it.
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
 import marshal
 import os
 import sys
 import tempfile
-from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 from treebanks.errors import TreebankError
-from treebanks.reader import Sentence, Token, _read_file
+from treebanks.paradigms import Analysis
+from treebanks.reader import SUFFIXES, Sentence, Token, _read_file
 
 #: bump when the columns or the reader's merge rule change: old entries are then ignored
-FORMAT = 3
+FORMAT = 4
 _MAGIC = b"agree-treebank-cache\n"
+#: a plain file is cut into pieces of at least this many bytes for parallel parsing
+MIN_PIECE = 1 << 20
+_STRINGS = ("form", "lemma", "upos", "feats", "deprel")  # string columns, ids into per-file tables
+_ARRAYS = ("starts", "lines") + _STRINGS + ("head", "depth")
 
 
 def default_cache_dir() -> Path:
@@ -54,26 +64,82 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _columns(path: str) -> bytes:
-    """Parse one file (in a worker) -> marshal blob: per sentence (sent_id, line,
-    rows, depths), and the file's analysis counts ``{(form, lemma, upos, feats): n}``
-    (what the paradigm table needs, so a cached run need not count tokens again).
+def _pack(values) -> tuple[str, bytes]:
+    a = np.asarray(values, dtype=np.int64)
+    lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
+    dtype = next(t for t in (np.int8, np.int16, np.int32, np.int64)
+                 if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max)
+    return np.dtype(dtype).str, a.astype(dtype).tobytes()
+
+
+class FileColumns:
+    """One file's words as arrays: ``starts`` (first word of each sentence, and the
+    total), ``lines`` (each sentence's first line), ids into ``tables`` for the five
+    string columns, ``head`` (0-based in the sentence, -1 for the root), ``depth``
+    (arcs to the root); ``sent_ids`` (``""``: not yet numbered, see :func:`_join`)."""
+
+    def __init__(self, source: str, tables: tuple, sent_ids: list, arrays: dict):
+        self.source, self.tables, self.sent_ids, self.arrays = source, tables, sent_ids, arrays
+
+    @classmethod
+    def decode(cls, payload: bytes, source: str) -> "FileColumns":
+        tables, sent_ids, packed = marshal.loads(payload)
+        arrays = {name: np.frombuffer(data, dtype=dtype) for name, (dtype, data) in zip(_ARRAYS, packed)}
+        return cls(source, tables, sent_ids, arrays)
+
+    def encode(self) -> bytes:
+        return marshal.dumps((self.tables, self.sent_ids, tuple(_pack(self.arrays[n]) for n in _ARRAYS)))
+
+    def __len__(self) -> int:
+        return len(self.sent_ids)
+
+
+def _parse(job: tuple[str, tuple[int, int, int] | None]) -> bytes:
+    """Parse one file or piece (in a worker) -> :meth:`FileColumns.encode` blob.
     Settings never enter: the same blob serves every ``extract`` option."""
     from agreement.mining import tree_depths  # the miner's own rule (and its cycle error)
 
-    sents, counts = [], Counter()
-    for s in _read_file(Path(path)):
-        cols = tuple(zip(*s.tokens))[1:]  # form, lemma, upos, feats, head, deprel columns
-        counts.update(zip(*cols[:4]))
-        sents.append((s.sent_id, s.line, cols, tree_depths(s)))
-    return marshal.dumps((sents, dict(counts)))
+    path, piece = job
+    ids = [{} for _ in _STRINGS]
+    cols = [[] for _ in _STRINGS]
+    heads, depths, starts, lines, sent_ids = [], [], [0], [], []
+    for s in _read_file(Path(path), piece):
+        _i, *strings, head, deprel = zip(*s.tokens)
+        for table, col, values in zip(ids, cols, (*strings, deprel)):
+            col.extend([table.setdefault(v, len(table)) for v in values])
+        heads.extend(head)
+        depths.extend(tree_depths(s))
+        starts.append(len(heads))
+        lines.append(s.line)
+        sent_ids.append(s.sent_id)
+    arrays = dict(zip(_STRINGS, cols), starts=starts, lines=lines, head=heads, depth=depths)
+    return FileColumns(path, tuple(list(t) for t in ids), sent_ids, arrays).encode()
+
+
+def _join(parts: list[FileColumns], source: str) -> FileColumns:
+    """The pieces of one file as one: string tables merged, sentences without a
+    ``# sent_id`` numbered in the whole file, as :func:`_read_file` numbers them."""
+    if not sum(len(p) for p in parts):
+        raise TreebankError(f"{source}: empty treebank (no sentences)")
+    tables, arrays = [], {}
+    for k, name in enumerate(_STRINGS):
+        merged: dict[str, int] = {}
+        maps = [np.array([merged.setdefault(v, len(merged)) for v in p.tables[k]], dtype=np.int64)
+                for p in parts]
+        tables.append(list(merged))
+        arrays[name] = np.concatenate([m[p.arrays[name]] for m, p in zip(maps, parts)])
+    offsets = np.cumsum([0] + [int(p.arrays["starts"][-1]) for p in parts])
+    arrays["starts"] = np.concatenate([p.arrays["starts"][:-1] + o for p, o in zip(parts, offsets)]
+                                      + [offsets[-1:]])
+    for name in ("lines", "head", "depth"):
+        arrays[name] = np.concatenate([p.arrays[name] for p in parts])
+    sent_ids = [sid or str(k) for k, sid in enumerate((s for p in parts for s in p.sent_ids), start=1)]
+    return FileColumns(source, tuple(tables), sent_ids, arrays)
 
 
 class ColumnSentence:
     """A :class:`~treebanks.reader.Sentence` kept as columns (``cols``: forms,
-    lemmas, upos, feats, heads, deprels); its ``tokens`` are built on first use
-    only. The miner reads the columns; only the few sentences that give items
-    ever build their tokens, which is most of what makes a cached run fast."""
+    lemmas, upos, feats, heads, deprels); its ``tokens`` are built on first use."""
     __slots__ = ("sent_id", "source", "line", "depths", "cols", "_tokens")
 
     def __init__(self, sent_id: str, cols: tuple, source: str, line: int, depths: tuple):
@@ -103,9 +169,90 @@ class ColumnSentence:
         return f"ColumnSentence({self.sent_id!r}, {self.where})"
 
 
-def _sentences(blob: bytes, source: str) -> tuple[list[ColumnSentence], dict]:
-    sents, counts = marshal.loads(blob)
-    return [ColumnSentence(sent_id, cols, source, line, depths) for sent_id, line, cols, depths in sents], counts
+class TreebankColumns:
+    """Every word of a treebank's files, in order, for whole-array work:
+    ``upos`` and ``feats`` as ids into ``upos_names`` / ``feats_names`` (shared by
+    all files), ``heads`` (0-based in the sentence, -1: root), ``depths``,
+    ``starts`` (first word of each sentence, then the total)."""
+
+    def __init__(self, files: list[FileColumns], feats: tuple[np.ndarray, list[str]] | None = None):
+        self.files = files
+        self.upos_names, self.upos = self._shared("upos")
+        self.feats_names, self.feats = feats if feats is not None else self._shared("feats")
+        self.heads = np.concatenate([f.arrays["head"] for f in files]).astype(np.int64)
+        self.depths = np.concatenate([f.arrays["depth"] for f in files]).astype(np.int64)
+        self._word0 = np.cumsum([0] + [int(f.arrays["starts"][-1]) for f in files])  # first word per file
+        self._sent0 = np.cumsum([0] + [len(f) for f in files]).tolist()  # first sentence per file
+        self.starts = np.concatenate([f.arrays["starts"][:-1] + w for f, w in zip(files, self._word0)]
+                                     + [self._word0[-1:]]).astype(np.int64)
+        self._built: dict[int, ColumnSentence] = {}
+
+    def _shared(self, name: str) -> tuple[list[str], np.ndarray]:
+        k = _STRINGS.index(name)
+        index: dict[str, int] = {}
+        maps = [np.array([index.setdefault(v, len(index)) for v in f.tables[k]], dtype=np.int64)
+                for f in self.files]
+        return list(index), np.concatenate([m[f.arrays[name]] for m, f in zip(maps, self.files)])
+
+    def with_feats(self, feats: np.ndarray, names: list[str]) -> "TreebankColumns":
+        """The same treebank with other FEATS ids (``--infer-verb-number``)."""
+        return TreebankColumns(self.files, (names, feats))
+
+    def __len__(self) -> int:
+        return self._sent0[-1]
+
+    def sentence(self, k: int) -> ColumnSentence:
+        """Sentence ``k`` (0-based over all files), built once."""
+        s = self._built.get(k)
+        if s is None:
+            fi = bisect.bisect_right(self._sent0, k) - 1
+            f, j = self.files[fi], k - self._sent0[fi]
+            a, b = (int(x) for x in f.arrays["starts"][j:j + 2])
+            ga, gb = a + int(self._word0[fi]), b + int(self._word0[fi])
+            t = f.tables
+            cols = (tuple(map(t[0].__getitem__, f.arrays["form"][a:b].tolist())),
+                    tuple(map(t[1].__getitem__, f.arrays["lemma"][a:b].tolist())),
+                    tuple(map(self.upos_names.__getitem__, self.upos[ga:gb].tolist())),
+                    tuple(map(self.feats_names.__getitem__, self.feats[ga:gb].tolist())),
+                    tuple(self.heads[ga:gb].tolist()),
+                    tuple(map(t[4].__getitem__, f.arrays["deprel"][a:b].tolist())))
+            s = self._built[k] = ColumnSentence(f.sent_ids[j], cols, f.source, int(f.arrays["lines"][j]),
+                                                tuple(self.depths[ga:gb].tolist()))
+        return s
+
+    def analyses(self) -> dict[Analysis, int]:
+        """Tokens per (form, lemma, upos, feats) analysis: the paradigm table's counts."""
+        out: dict[Analysis, int] = {}
+        for fi, f in enumerate(self.files):
+            lo, hi = int(self._word0[fi]), int(self._word0[fi + 1])
+            cols = (f.arrays["form"], f.arrays["lemma"], self.upos[lo:hi], self.feats[lo:hi])
+            names = (f.tables[0], f.tables[1], self.upos_names, self.feats_names)
+            rows, counts = _unique_rows(cols, [len(n) for n in names])
+            keys = map(Analysis, *(map(n.__getitem__, r.tolist()) for n, r in zip(names, rows)))
+            if not out:
+                out = dict(zip(keys, counts.tolist()))
+                continue
+            for key, n in zip(keys, counts.tolist()):
+                out[key] = out.get(key, 0) + n
+        return out
+
+
+def _unique_rows(cols, sizes) -> tuple[list[np.ndarray], np.ndarray]:
+    """The distinct rows of parallel id columns and their counts: one sort of a
+    combined int64 key (mixed radix), or of the rows themselves when that overflows."""
+    if float(np.prod([max(s, 1) for s in sizes], dtype=np.float64)) < 2.0 ** 62:
+        key = np.zeros(len(cols[0]), dtype=np.int64)
+        for c, s in zip(cols, sizes):
+            key = key * s + c
+        uniq, counts = np.unique(key, return_counts=True)
+        rows = []
+        for s in reversed(sizes):
+            uniq, r = np.divmod(uniq, s)
+            rows.append(r)
+        return rows[::-1], counts
+    uniq, counts = np.unique(np.stack([np.asarray(c, dtype=np.int64) for c in cols], axis=1), axis=0,
+                             return_counts=True)
+    return list(uniq.T), counts
 
 
 def _entry(cache_dir: Path, digest: str) -> Path:
@@ -143,18 +290,65 @@ def _store_entry(path: Path, payload: bytes) -> None:
         print(f"warning: cannot write the treebank cache {path.parent} ({e.strerror or e})", file=sys.stderr)
 
 
-def load_treebanks(files: Sequence[Path], *, cache_dir: str | os.PathLike | None = None,
-                   workers: int | None = None, counts: Counter | None = None) -> tuple[list[ColumnSentence], dict]:
-    """All sentences of ``files`` in order (as :class:`ColumnSentence`), and
-    ``{"cached": k, "parsed": m}`` files;
-    with ``counts``, adds every (form, lemma, upos, feats) analysis's token count to it.
+def _pieces(path: Path, size: int, target: int) -> list[tuple[int, int, int] | None]:
+    """Byte ranges (start, end, lines before) of a plain file cut at blank lines into
+    pieces of about ``target`` bytes; ``[None]`` (the whole file) when it is small,
+    compressed, or has carriage returns (line counts would need universal newlines)."""
+    if size < 2 * target or not path.name.endswith(SUFFIXES[0]):
+        return [None]
+    data = path.read_bytes()
+    if b"\r" in data:
+        return [None]
+    cuts = [0]
+    while True:
+        q = data.find(b"\n\n", cuts[-1] + target)
+        if q < 0 or len(data) - (q + 2) < target // 2:
+            break
+        cuts.append(q + 2)  # the next piece starts on the line after a blank one
+    if len(cuts) == 1:
+        return [None]
+    cuts.append(len(data))
+    return [(a, b, data.count(b"\n", 0, a)) for a, b in zip(cuts, cuts[1:])]
 
-    ``workers``: processes for the files to parse (None: one per file, at most the
-    CPU count; 1: parse here). TreebankError as :func:`read_treebanks` raises it."""
+
+def _parse_files(files: Sequence[Path], workers: int | None, quiet: bool) -> list[FileColumns]:
+    """Parse ``files`` (in worker processes when there is more than one job)."""
+    n = workers if workers else (os.cpu_count() or 1)
+    sizes = [f.stat().st_size for f in files]
+    target = max(MIN_PIECE, sum(sizes) // (2 * n)) if n > 1 else max(sizes) + 1
+    jobs = [(k, (str(f), piece)) for k, (f, size) in enumerate(zip(files, sizes))
+            for piece in _pieces(f, size, target)]
+    bar = None
+    if not quiet:
+        from tqdm import tqdm
+        bar = tqdm(total=len(jobs), unit=" part", desc="parsing", file=sys.stderr, mininterval=0.5)
+    parts: list[list[FileColumns]] = [[] for _ in files]
+    try:
+        if min(n, len(jobs)) > 1:
+            with ProcessPoolExecutor(max_workers=min(n, len(jobs))) as pool:
+                for (k, job), blob in zip(jobs, pool.map(_parse, [job for _, job in jobs])):
+                    parts[k].append(FileColumns.decode(blob, str(files[k])))
+                    bar is not None and bar.update()
+        else:
+            for k, job in jobs:
+                parts[k].append(FileColumns.decode(_parse(job), str(files[k])))
+                bar is not None and bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+    return [p[0] if len(p) == 1 else _join(p, str(f)) for p, f in zip(parts, files)]
+
+
+def load_columns(files: Sequence[Path], *, cache_dir: str | os.PathLike | None = None,
+                 workers: int | None = None, quiet: bool = True) -> tuple[TreebankColumns, dict]:
+    """All words of ``files`` in order as :class:`TreebankColumns`, and
+    ``{"cached": k, "parsed": m}`` files.
+
+    ``workers``: processes parsing (None: as many as CPUs; 1: parse here).
+    TreebankError as :func:`~treebanks.reader.read_treebanks` raises it."""
     cache = Path(cache_dir) if cache_dir is not None else None
-    blobs: dict[int, bytes] = {}
+    columns: dict[int, FileColumns] = {}
     digests: dict[int, str] = {}
-    todo = []
     for k, f in enumerate(files):
         if not f.is_file():
             raise TreebankError(f"{f}: no such file")
@@ -162,24 +356,19 @@ def load_treebanks(files: Sequence[Path], *, cache_dir: str | os.PathLike | None
             digests[k] = file_sha256(f)
             payload = _load_entry(_entry(cache, digests[k]))
             if payload is not None:
-                blobs[k] = payload
-                continue
-        todo.append(k)
-    n = min(len(todo), workers if workers else (os.cpu_count() or 1))
-    if n > 1:
-        with ProcessPoolExecutor(max_workers=n) as pool:
-            for k, blob in zip(todo, pool.map(_columns, [str(files[k]) for k in todo])):
-                blobs[k] = blob
-    else:
-        for k in todo:
-            blobs[k] = _columns(str(files[k]))
-    if cache is not None:
-        for k in todo:
-            _store_entry(_entry(cache, digests[k]), blobs[k])
-    sentences = []
-    for k, f in enumerate(files):
-        sents, file_counts = _sentences(blobs[k], str(f))
-        sentences.extend(sents)
-        if counts is not None:
-            counts.update(file_counts)
-    return sentences, {"cached": len(files) - len(todo), "parsed": len(todo)}
+                columns[k] = FileColumns.decode(payload, str(f))
+    todo = [k for k in range(len(files)) if k not in columns]
+    if todo:
+        for k, parsed in zip(todo, _parse_files([files[k] for k in todo], workers, quiet)):
+            columns[k] = parsed
+            if cache is not None:
+                _store_entry(_entry(cache, digests[k]), parsed.encode())
+    return (TreebankColumns([columns[k] for k in range(len(files))]),
+            {"cached": len(files) - len(todo), "parsed": len(todo)})
+
+
+def load_treebanks(files: Sequence[Path], *, cache_dir: str | os.PathLike | None = None,
+                   workers: int | None = None) -> tuple[list[ColumnSentence], dict]:
+    """:func:`load_columns` as a list of sentences (:class:`ColumnSentence`)."""
+    tb, reading = load_columns(files, cache_dir=cache_dir, workers=workers)
+    return [tb.sentence(k) for k in range(len(tb))], reading

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import operator
 import os
 import sys
@@ -171,10 +172,10 @@ class _LineTracker:
     a sentence, so while a sentence is being parsed ``block`` still holds its raw
     lines and ``block_start`` its first line number."""
 
-    def __init__(self, fh, path: Path):
+    def __init__(self, fh, path: Path, first_line: int = 0):
         self.fh = fh
         self.path = path
-        self.lineno = 0
+        self.lineno = first_line  # lines before this part of the file (a piece, below)
         self.block_start = 0
         self.block: list[str] = []
         self._in_block = False
@@ -234,14 +235,20 @@ class _LineTracker:
         return f"{self.path}:{self.block_start}: {e}"
 
 
-def _read_file(path: Path) -> Iterator[Sentence]:
+def _read_file(path: Path, piece: tuple[int, int, int] | None = None) -> Iterator[Sentence]:
+    """The sentences of one file; with ``piece`` = (start byte, end byte, lines
+    before start), only those of that part of a plain file, split at a blank line
+    so that several processes can parse one big file (:mod:`treebanks.cache`).
+    A piece's sentences without ``# sent_id`` get ``""`` (their number in the file
+    is known only once the pieces before it are counted), and a piece without
+    sentences is no error."""
     try:
-        fh = _open(path)
+        fh = _open(path) if piece is None else _open_piece(path, piece[0], piece[1])
     except OSError as e:
         raise TreebankError(f"{path}: cannot read ({e.strerror or e})") from None
     n = 0
     with fh:
-        tracker = _LineTracker(fh, path)
+        tracker = _LineTracker(fh, path, piece[2] if piece else 0)
         sentences = conllu.parse_incr(tracker, fields=_COLUMNS, field_parsers=_FIELD_PARSERS)
         while True:
             try:
@@ -255,9 +262,20 @@ def _read_file(path: Path) -> Iterator[Sentence]:
             except (OSError, EOFError) as e:  # truncated or corrupt .gz/.bz2
                 raise TreebankError(f"{path}: cannot decompress ({e})") from None
             n += 1
-            yield _sentence(tokenlist, tracker, path, n)
-    if n == 0:
+            yield _sentence(tokenlist, tracker, path, n if piece is None else None)
+    if n == 0 and piece is None:
         raise TreebankError(f"{path}: empty treebank (no sentences)")
+
+
+def _open_piece(path: Path, start: int, end: int) -> io.StringIO:
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        data = fh.read(end - start)
+    try:
+        # the byte-order mark, as _open drops it, can only open the first piece
+        return io.StringIO(data.decode("utf-8-sig" if start == 0 else "utf-8"))
+    except UnicodeDecodeError:
+        raise TreebankError(_locate_bad_utf8(path)) from None
 
 
 def _locate_bad_utf8(path: Path) -> str:
@@ -275,7 +293,7 @@ _FIELDS = operator.itemgetter("id", "form", "lemma", "upos", "feats_", "head", "
 _CANONICAL: dict[str | None, str] = {}  # raw FEATS -> canonical (a plain dict: the hot path)
 
 
-def _sentence(tokenlist, tracker: _LineTracker, path: Path, number: int) -> Sentence:
+def _sentence(tokenlist, tracker: _LineTracker, path: Path, number: int | None) -> Sentence:
     def fail(k: int, message: str):
         raise TreebankError(f"{path}:{tracker.word_line(k)}: {message}")
 
@@ -307,7 +325,7 @@ def _sentence(tokenlist, tracker: _LineTracker, path: Path, number: int) -> Sent
     if max(heads) > n or min(heads) < 0:
         i = next(i for i, h in enumerate(heads) if not 0 <= h <= n)
         fail(_row_of_word(tokenlist, i + 1), f"HEAD {heads[i]} of word {i + 1} is outside the sentence (1..{n})")
-    sent_id = tokenlist.metadata.get("sent_id") or str(number)
+    sent_id = tokenlist.metadata.get("sent_id") or ("" if number is None else str(number))
     if ranges:
         tokens = _merge(words, ranges, tokenlist, fail)
     else:
