@@ -257,6 +257,11 @@ class ConstructionMiner:
 def judge(key: Key, joint: Counter, cfg: MiningConfig) -> Construction:
     """Apply the filters of method.md step 4 to one construction's joint counts."""
     kept_pairs = {p: c for p, c in joint.items() if c > 1}
+    if not kept_pairs:  # most constructions (3 in 4 on EWT): what the general case gives, directly
+        reasons = ["no (cue, target) value pair seen more than once"] + [
+            f"fewer than two {f} values on >= {cfg.min_count} cues (none)" for f in cfg.features]
+        pairs = tuple(sorted((value_str(cv), value_str(tv), 1) for cv, tv in joint))
+        return Construction(key[0], key[1], pairs, 0.0, (), False, "; ".join(reasons), len(joint))
     by_target: dict[tuple, Counter] = defaultdict(Counter)
     for (cv, tv), c in kept_pairs.items():
         by_target[tv][cv] += c

@@ -31,6 +31,7 @@ import marshal
 import os
 import sys
 import tempfile
+from itertools import repeat
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Sequence
@@ -42,12 +43,14 @@ from treebanks.paradigms import Analysis
 from treebanks.reader import SUFFIXES, Sentence, Token, _read_file
 
 #: bump when the columns or the reader's merge rule change: old entries are then ignored
-FORMAT = 4
+FORMAT = 5
 _MAGIC = b"agree-treebank-cache\n"
 #: a plain file is cut into pieces of at least this many bytes for parallel parsing
 MIN_PIECE = 1 << 20
 _STRINGS = ("form", "lemma", "upos", "feats", "deprel")  # string columns, ids into per-file tables
-_ARRAYS = ("starts", "lines") + _STRINGS + ("head", "depth")
+#: per analysis (distinct form, lemma, upos, feats ids): the ids and its tokens
+_ANALYSES = ("an_form", "an_lemma", "an_upos", "an_feats", "an_count")
+_ARRAYS = ("starts", "lines") + _STRINGS + ("head", "depth") + _ANALYSES
 
 
 def default_cache_dir() -> Path:
@@ -93,6 +96,13 @@ class FileColumns:
     def __len__(self) -> int:
         return len(self.sent_ids)
 
+    def count_analyses(self) -> "FileColumns":
+        """Fill the ``an_*`` arrays from the words (when parsed: a cached run reads them)."""
+        cols = [self.arrays[n] for n in _STRINGS[:4]]
+        rows, counts = _unique_rows(cols, [len(t) for t in self.tables[:4]])
+        self.arrays.update(zip(_ANALYSES, (*rows, counts)))
+        return self
+
 
 def _parse(job: tuple[str, tuple[int, int, int] | None]) -> bytes:
     """Parse one file or piece (in a worker) -> :meth:`FileColumns.encode` blob.
@@ -100,20 +110,22 @@ def _parse(job: tuple[str, tuple[int, int, int] | None]) -> bytes:
     from agreement.mining import tree_depths  # the miner's own rule (and its cycle error)
 
     path, piece = job
-    ids = [{} for _ in _STRINGS]
-    cols = [[] for _ in _STRINGS]
+    cols = [[] for _ in _STRINGS]  # the words' strings, numbered at the end (C loops, not one per word)
     heads, depths, starts, lines, sent_ids = [], [], [0], [], []
     for s in _read_file(Path(path), piece):
         _i, *strings, head, deprel = zip(*s.tokens)
-        for table, col, values in zip(ids, cols, (*strings, deprel)):
-            col.extend([table.setdefault(v, len(table)) for v in values])
+        for col, values in zip(cols, (*strings, deprel)):
+            col.extend(values)
         heads.extend(head)
         depths.extend(tree_depths(s))
         starts.append(len(heads))
         lines.append(s.line)
         sent_ids.append(s.sent_id)
-    arrays = dict(zip(_STRINGS, cols), starts=starts, lines=lines, head=heads, depth=depths)
-    return FileColumns(path, tuple(list(t) for t in ids), sent_ids, arrays).encode()
+    tables = [list(dict.fromkeys(col)) for col in cols]  # distinct strings, first seen first
+    ids = [np.fromiter(map({v: k for k, v in enumerate(t)}.__getitem__, col), dtype=np.int64, count=len(col))
+           for t, col in zip(tables, cols)]
+    arrays = dict(zip(_STRINGS, ids), starts=starts, lines=lines, head=heads, depth=depths)
+    return FileColumns(path, tuple(tables), sent_ids, arrays).count_analyses().encode()
 
 
 def _join(parts: list[FileColumns], source: str) -> FileColumns:
@@ -134,7 +146,7 @@ def _join(parts: list[FileColumns], source: str) -> FileColumns:
     for name in ("lines", "head", "depth"):
         arrays[name] = np.concatenate([p.arrays[name] for p in parts])
     sent_ids = [sid or str(k) for k, sid in enumerate((s for p in parts for s in p.sent_ids), start=1)]
-    return FileColumns(source, tuple(tables), sent_ids, arrays)
+    return FileColumns(source, tuple(tables), sent_ids, arrays).count_analyses()
 
 
 class ColumnSentence:
@@ -177,8 +189,10 @@ class TreebankColumns:
 
     def __init__(self, files: list[FileColumns], feats: tuple[np.ndarray, list[str]] | None = None):
         self.files = files
+        self._maps: dict[str, list[np.ndarray]] = {}  # column -> per file: its ids -> shared ids
         self.upos_names, self.upos = self._shared("upos")
         self.feats_names, self.feats = feats if feats is not None else self._shared("feats")
+        self._own_feats = feats is None
         self.heads = np.concatenate([f.arrays["head"] for f in files]).astype(np.int64)
         self.depths = np.concatenate([f.arrays["depth"] for f in files]).astype(np.int64)
         self._word0 = np.cumsum([0] + [int(f.arrays["starts"][-1]) for f in files])  # first word per file
@@ -187,11 +201,14 @@ class TreebankColumns:
                                      + [self._word0[-1:]]).astype(np.int64)
         self._built: dict[int, ColumnSentence] = {}
 
-    def _shared(self, name: str) -> tuple[list[str], np.ndarray]:
+    def _shared(self, name: str, words: bool = True) -> tuple[list[str], np.ndarray | None]:
+        """One string table for all files, and (``words``) the column's shared ids."""
         k = _STRINGS.index(name)
         index: dict[str, int] = {}
-        maps = [np.array([index.setdefault(v, len(index)) for v in f.tables[k]], dtype=np.int64)
-                for f in self.files]
+        maps = self._maps[name] = [np.array([index.setdefault(v, len(index)) for v in f.tables[k]],
+                                            dtype=np.int64) for f in self.files]
+        if not words:
+            return list(index), None
         return list(index), np.concatenate([m[f.arrays[name]] for m, f in zip(maps, self.files)])
 
     def with_feats(self, feats: np.ndarray, names: list[str]) -> "TreebankColumns":
@@ -221,38 +238,52 @@ class TreebankColumns:
         return s
 
     def analyses(self) -> dict[Analysis, int]:
-        """Tokens per (form, lemma, upos, feats) analysis: the paradigm table's counts."""
-        out: dict[Analysis, int] = {}
+        """Tokens per (form, lemma, upos, feats) analysis: the paradigm table's counts.
+        Each file's distinct analyses come counted from its parse; they are mapped to
+        shared string ids and summed over the files (recounted from the words when
+        FEATS were changed)."""
+        names = [self._shared(n, words=False)[0] for n in ("form", "lemma")] + [self.upos_names, self.feats_names]
+        cols, counts = [[], [], [], []], []
         for fi, f in enumerate(self.files):
-            lo, hi = int(self._word0[fi]), int(self._word0[fi + 1])
-            cols = (f.arrays["form"], f.arrays["lemma"], self.upos[lo:hi], self.feats[lo:hi])
-            names = (f.tables[0], f.tables[1], self.upos_names, self.feats_names)
-            rows, counts = _unique_rows(cols, [len(n) for n in names])
-            keys = map(Analysis, *(map(n.__getitem__, r.tolist()) for n, r in zip(names, rows)))
-            if not out:
-                out = dict(zip(keys, counts.tolist()))
-                continue
-            for key, n in zip(keys, counts.tolist()):
-                out[key] = out.get(key, 0) + n
-        return out
+            if self._own_feats:
+                rows, n = [f.arrays[c] for c in _ANALYSES[:4]], f.arrays["an_count"]
+                shared = ("form", "lemma", "upos", "feats")
+            else:
+                lo, hi = int(self._word0[fi]), int(self._word0[fi + 1])
+                rows, n = _unique_rows((f.arrays["form"], f.arrays["lemma"], self.upos[lo:hi], self.feats[lo:hi]),
+                                       [len(f.tables[0]), len(f.tables[1]), len(names[2]), len(names[3])])
+                shared = ("form", "lemma")
+            for k, r in enumerate(rows):
+                cols[k].append(self._maps[shared[k]][fi][r] if k < len(shared) else r)
+            counts.append(n)
+        rows, n = _unique_rows([np.concatenate(c) for c in cols], [len(t) for t in names],
+                               np.concatenate(counts))
+        new = tuple.__new__  # Analysis(*row) runs Python code per row; tuple.__new__ does not
+        keys = map(new, repeat(Analysis), zip(*(map(t.__getitem__, r.tolist()) for t, r in zip(names, rows))))
+        return dict(zip(keys, n.tolist()))
 
 
-def _unique_rows(cols, sizes) -> tuple[list[np.ndarray], np.ndarray]:
-    """The distinct rows of parallel id columns and their counts: one sort of a
-    combined int64 key (mixed radix), or of the rows themselves when that overflows."""
+def _unique_rows(cols, sizes, weights=None) -> tuple[list[np.ndarray], np.ndarray]:
+    """The distinct rows of parallel id columns (ids below ``sizes``) and how often
+    each occurs (the sum of its ``weights``): one sort of a combined int64 key
+    (mixed radix), or of the rows themselves when that would overflow."""
     if float(np.prod([max(s, 1) for s in sizes], dtype=np.float64)) < 2.0 ** 62:
         key = np.zeros(len(cols[0]), dtype=np.int64)
         for c, s in zip(cols, sizes):
-            key = key * s + c
-        uniq, counts = np.unique(key, return_counts=True)
+            key = key * max(s, 1) + c
+        uniq, inverse = np.unique(key, return_inverse=True)
         rows = []
         for s in reversed(sizes):
-            uniq, r = np.divmod(uniq, s)
+            uniq, r = np.divmod(uniq, max(s, 1))
             rows.append(r)
-        return rows[::-1], counts
-    uniq, counts = np.unique(np.stack([np.asarray(c, dtype=np.int64) for c in cols], axis=1), axis=0,
-                             return_counts=True)
-    return list(uniq.T), counts
+        rows.reverse()
+    else:
+        uniq, inverse = np.unique(np.stack([np.asarray(c, dtype=np.int64) for c in cols], axis=1), axis=0,
+                                  return_inverse=True)
+        rows = list(uniq.T)
+    inverse = inverse.reshape(-1)
+    counts = np.bincount(inverse, weights=weights, minlength=len(rows[0]))
+    return rows, counts.astype(np.int64)
 
 
 def _entry(cache_dir: Path, digest: str) -> Path:
