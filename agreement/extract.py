@@ -44,7 +44,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path

@@ -184,48 +184,24 @@ class ConstructionMiner:
         joint counts and agreeing arcs in the same order. An arc's sentence record
         is built only when :attr:`agreeing` is read for its construction (the kept
         ones: a few hundred sentences of tens of thousands)."""
-        cfg, drops, starts = self.config, self.drops, tb.starts
-        n_sent = len(starts) - 1
-        first, self.sentences, self.tokens = self.sentences, self.sentences + n_sent, self.tokens + int(starts[-1])
-        sent = np.repeat(np.arange(n_sent), np.diff(starts))
-        base = starts[:-1][sent]
-        heads = tb.heads
-        is_arc = heads >= 0
-        dist = np.abs(np.arange(len(heads)) - base - heads)
-        dep = np.flatnonzero(is_arc & (dist >= cfg.min_distance) & (dist <= cfg.max_distance))
-        drops["arcs"] += int(is_arc.sum())
-        drops["distance"] += int(is_arc.sum()) - len(dep)
-        gh = np.where(is_arc, base + heads, -1)  # heads as indices over the whole treebank
-        upos = tb.upos
-        punct = tb.upos_names.index("PUNCT") if "PUNCT" in tb.upos_names else -1
-        keep = (upos[dep] != punct) & (upos[gh[dep]] != punct)
-        drops["punct"] += int((~keep).sum())
-        dep = dep[keep]
-        head = gh[dep]
-        lo, hi = np.minimum(dep, head), np.maximum(dep, head)
-        proj = np.concatenate([_projective(lo[a:a + 4096], hi[a:a + 4096], head[a:a + 4096], gh, tb.depths)
-                               for a in range(0, len(lo), 4096)] or [np.zeros(0, dtype=bool)])
-        drops["non_projective"] += int((~proj).sum())
-        head, lo, hi = head[proj], lo[proj], hi[proj]
-        vals, vid, excluded = _value_ids(tb.feats_names, cfg)
-        cv, tv = vid[tb.feats[lo]], vid[tb.feats[hi]]
-        keep = (cv >= 0) & (tv >= 0)
-        drops["missing_feature"] += int((~keep).sum())
-        keep2 = keep & ~(excluded[cv] | excluded[tv])
-        drops["excluded_value"] += int((keep & ~keep2).sum())
-        drops["candidates"] += int(keep2.sum())
-        head, cv, tv, lo, hi = head[keep2], cv[keep2], tv[keep2], lo[keep2], hi[keep2]
+        starts = tb.starts
+        first, n_sent = self.sentences, len(starts) - 1
+        self.sentences, self.tokens = first + n_sent, self.tokens + int(starts[-1])
+        sent = np.repeat(np.arange(n_sent), np.diff(starts))  # each word's sentence
+        base = starts[:-1][sent]  # each word's sentence's first word
+        gh = np.where(tb.heads >= 0, base + tb.heads, -1)  # heads as indices over the whole treebank
+        head, lo, hi, cv, tv, vals = _candidates(tb, gh, base, self.config, self.drops)
         keys: dict[Key, int] = {}
         step = max(1, (1 << 21) // max(1, int((hi - lo).max(initial=1))))  # bounded memory
-        cid = np.concatenate([_patterns(lo[a:a + step], hi[a:a + step], head[a:a + step], gh, upos, tb.upos_names,
+        cid = np.concatenate([_patterns(lo[a:a + step], hi[a:a + step], head[a:a + step], gh, tb.upos, tb.upos_names,
                                         keys) for a in range(0, len(lo), step)] or [np.zeros(0, dtype=np.int64)])
         names = list(keys)
         self._count(names, cid, cv, tv, vals)
         agree = np.flatnonzero(cv == tv)
         agree = agree[np.argsort(cid[agree], kind="stable")]  # by construction, treebank order inside
-        s_of = sent[lo[agree]]
-        rows = list(zip((first + s_of).tolist(), s_of.tolist(), (lo[agree] - base[lo[agree]]).tolist(),
-                        (hi[agree] - base[lo[agree]]).tolist(), cv[agree].tolist()))
+        s_of, b_of = sent[lo[agree]], base[lo[agree]]
+        rows = list(zip((first + s_of).tolist(), s_of.tolist(), (lo[agree] - b_of).tolist(),
+                        (hi[agree] - b_of).tolist(), cv[agree].tolist()))
         ends = np.flatnonzero(np.diff(cid[agree], append=-1)).tolist()
         for a, b in zip([0] + [e + 1 for e in ends], ends):
             self.agreeing.later(names[int(cid[agree[a]])], lambda a=a, b=b: [
@@ -324,36 +300,69 @@ class _ArcLists(dict):
         self._later: dict[Key, list] = defaultdict(list)
 
     def later(self, key: Key, make) -> None:
-        if key in self:  # arcs already built come first
-            self._later[key].append(lambda old=self.pop(key): old)
-        self._later[key].append(make)
+        if key in self:  # already read (or filled by add_sentence): these come after
+            self[key].extend(make())
+        else:
+            self._later[key].append(make)
 
     def __missing__(self, key: Key) -> list[Arc]:
         arcs = self[key] = [arc for make in self._later.pop(key, ()) for arc in make()]
         return arcs
 
 
+def _candidates(tb, gh, base, cfg: MiningConfig, drops: Counter):
+    """The candidate arcs (head, lo, hi indices over the treebank; cue and target
+    value ids into ``vals``) after the filters of the module docstring, counted."""
+    heads, upos = tb.heads, tb.upos
+    is_arc = heads >= 0
+    dist = np.abs(np.arange(len(heads)) - base - heads)
+    dep = np.flatnonzero(is_arc & (dist >= cfg.min_distance) & (dist <= cfg.max_distance))
+    drops["arcs"] += int(is_arc.sum())
+    drops["distance"] += int(is_arc.sum()) - len(dep)
+    punct = tb.upos_names.index("PUNCT") if "PUNCT" in tb.upos_names else -1
+    keep = (upos[dep] != punct) & (upos[gh[dep]] != punct)
+    drops["punct"] += int((~keep).sum())
+    head = gh[dep[keep]]
+    lo, hi = np.minimum(dep[keep], head), np.maximum(dep[keep], head)
+    proj = np.concatenate([_projective(lo[a:a + 4096], hi[a:a + 4096], head[a:a + 4096], gh, tb.depths)
+                           for a in range(0, len(lo), 4096)] or [np.zeros(0, dtype=bool)])
+    drops["non_projective"] += int((~proj).sum())
+    head, lo, hi = head[proj], lo[proj], hi[proj]
+    vals, vid, excluded = _value_ids(tb.feats_names, cfg)
+    cv, tv = vid[tb.feats[lo]], vid[tb.feats[hi]]
+    keep = (cv >= 0) & (tv >= 0)
+    drops["missing_feature"] += int((~keep).sum())
+    kept = keep & ~(excluded[cv] | excluded[tv])
+    drops["excluded_value"] += int((keep & ~kept).sum())
+    drops["candidates"] += int(kept.sum())
+    return head[kept], lo[kept], hi[kept], cv[kept], tv[kept], vals
+
+
 def _projective(lo, hi, head, gh, depths) -> np.ndarray:
     """Which candidate arcs lo..hi (head ``head``; indices over the treebank) are
     projective: every word between has its head inside [lo, hi] (then ``head``
     dominates them all), or else climbing from each reaches ``head`` (rare)."""
-    between = lo[:, None] + 1 + np.arange(int((hi - lo).max(initial=1)) - 1)
-    inside = between < hi[:, None]
-    bh = gh[np.where(inside, between, lo[:, None])]
+    between, inside, bh = _between(lo, hi, gh)
     proj = (~inside | ((bh >= lo[:, None]) & (bh <= hi[:, None]))).all(axis=1)
     for j in np.flatnonzero(~proj).tolist():
         proj[j] = _dominates(int(head[j]), range(int(lo[j]) + 1, int(hi[j])), gh, depths)
     return proj
 
 
+def _between(lo, hi, gh):
+    """Row per arc: the indices of the words between its ends (padded with ``lo``),
+    which are real, and their heads."""
+    between = lo[:, None] + 1 + np.arange(int((hi - lo).max(initial=1)) - 1)
+    inside = between < hi[:, None]
+    between = np.where(inside, between, lo[:, None])
+    return between, inside, gh[between]
+
+
 def _patterns(lo, hi, head, gh, upos, upos_names, keys: dict) -> np.ndarray:
     """Each candidate arc's construction id in ``keys`` (new ones added as met):
     direction, cue POS, the POS of the words between headed by cue or target, target POS."""
-    width = int((hi - lo).max(initial=1)) - 1
-    between = lo[:, None] + 1 + np.arange(width)
-    inside = between < hi[:, None]
-    between = np.where(inside, between, lo[:, None])
-    bh = gh[between]
+    between, inside, bh = _between(lo, hi, gh)
+    width = between.shape[1]
     sel = inside & ((bh == lo[:, None]) | (bh == hi[:, None]))
     mid = np.full((len(lo), width + 3), -1, dtype=np.int32)  # direction, cue, target, chosen in order
     mid[:, 0], mid[:, 1], mid[:, 2] = head == hi, upos[lo], upos[hi]
