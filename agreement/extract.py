@@ -84,7 +84,7 @@ class ExtractConfig:
     explain: tuple[str, ...] = ()  #: constructions to explain, e.g. "R VERB NOUN CCONJ VERB"
     quiet: bool = True           #: no progress bar
     cache_dir: str | None = None  #: parsed-treebank cache (:mod:`treebanks.cache`); None: no cache
-    workers: int | None = None   #: processes parsing files (None: one per file, at most the CPUs)
+    workers: int | None = None   #: processes parsing (None: as many as CPUs; big files in pieces)
 
     def mining(self) -> MiningConfig:
         return MiningConfig(self.features, self.min_distance, self.max_distance,
