@@ -389,12 +389,6 @@ def _value_ids(feats_names: list[str], cfg: MiningConfig):
     return vals, np.array(vid, dtype=np.int64), np.array(excluded, dtype=bool)
 
 
-def tree_depths(sentence: Sentence) -> tuple[int, ...]:
-    """Arcs from each word to the root (0 for the root); TreebankError on a head cycle.
-    Computed once per sentence when a treebank is parsed for the cache."""
-    return tuple(_depths([t.head for t in sentence.tokens], sentence))
-
-
 def _depths(heads: list[int], sentence: Sentence) -> list[int]:
     """Arcs from each word to its root; raises TreebankError when the heads form a cycle."""
     n = len(heads)

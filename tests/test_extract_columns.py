@@ -124,3 +124,17 @@ def test_inferred_verb_number_word_by_word(tmp_path):
     inferred = [(t.form, t.lemma, t.upos, infer_verb_number(t.upos, t.feats)) for t in words]
     assert [t.feats for s in map(tb.sentence, range(len(tb))) for t in s.tokens] == [a[3] for a in inferred]
     assert tb.analyses() == Counter(inferred) and any(a[3] != t.feats for a, t in zip(inferred, words))
+
+
+def test_head_cycle_is_met_before_a_later_malformed_line(tmp_path):
+    from test_extract import _rows_to_conllu
+    cycle = [("a", "a", "NOUN", "Number=Sing", 5, "dep"), ("b", "b", "X", "_", 3, "dep"), ("c", "c", "X", "_", 2, "dep"),
+             ("d", "d", "X", "_", 0, "root"), ("e", "e", "VERB", "Number=Sing", 4, "dep")]
+    first = toy_conllu()
+    text = first + "\n" + _rows_to_conllu("c", cycle) + "\n" + first.replace("\t2\tdet", "\ttwo\tdet", 1)
+    path = _write(tmp_path, text)
+    line = first.count("\n") + 2  # the cycle sentence's comment line
+    with pytest.raises(TreebankError, match=rf"tb.conllu:{line}: the heads do not form a tree \(word 2 is in a cycle\)"):
+        load_columns([path], workers=1)
+    with pytest.raises(TreebankError, match="Failed parsing field 'head'"):  # no cycle before it: the line's error
+        load_columns([_write(tmp_path, first.replace("\t2\tdet", "\ttwo\tdet", 1), "b.conllu")], workers=1)

@@ -40,7 +40,7 @@ import numpy as np
 
 from treebanks.errors import TreebankError
 from treebanks.paradigms import Analysis
-from treebanks.reader import SUFFIXES, Sentence, Token, _read_file
+from treebanks.reader import SUFFIXES, Sentence, Token, _read_rows
 
 #: bump when the columns or the reader's merge rule change: old entries are then ignored
 FORMAT = 5
@@ -107,25 +107,52 @@ class FileColumns:
 def _parse(job: tuple[str, tuple[int, int, int] | None]) -> bytes:
     """Parse one file or piece (in a worker) -> :meth:`FileColumns.encode` blob.
     Settings never enter: the same blob serves every ``extract`` option."""
-    from agreement.mining import tree_depths  # the miner's own rule (and its cycle error)
-
     path, piece = job
-    cols = [[] for _ in _STRINGS]  # the words' strings, numbered at the end (C loops, not one per word)
-    heads, depths, starts, lines, sent_ids = [], [], [0], [], []
-    for s in _read_file(Path(path), piece):
-        _i, *strings, head, deprel = zip(*s.tokens)
-        for col, values in zip(cols, (*strings, deprel)):
-            col.extend(values)
-        heads.extend(head)
-        depths.extend(tree_depths(s))
-        starts.append(len(heads))
-        lines.append(s.line)
-        sent_ids.append(s.sent_id)
-    tables = [list(dict.fromkeys(col)) for col in cols]  # distinct strings, first seen first
-    ids = [np.fromiter(map({v: k for k, v in enumerate(t)}.__getitem__, col), dtype=np.int64, count=len(col))
-           for t, col in zip(tables, cols)]
-    arrays = dict(zip(_STRINGS, ids), starts=starts, lines=lines, head=heads, depth=depths)
+    rows, sizes, shifts, lines, sent_ids = [], [], [], [], []
+    try:
+        for sent_id, line, words, shift in _read_rows(Path(path), piece):
+            rows.extend(words)  # the words' columns are made at the end (C loops, not one per word)
+            sizes.append(len(words))
+            shifts.append(shift)
+            lines.append(line)
+            sent_ids.append(sent_id)
+    except TreebankError:
+        _depths(rows, sizes, shifts, lines, path)  # a head cycle before the error is met first
+        raise
+    heads, depths = _depths(rows, sizes, shifts, lines, path)
+    cols = list(zip(*rows)) or [()] * 6
+    tables = [list(dict.fromkeys(cols[k])) for k in (0, 1, 2, 3, 5)]  # distinct strings, first seen first
+    ids = [np.fromiter(map({v: i for i, v in enumerate(t)}.__getitem__, cols[k]), dtype=np.int64, count=len(rows))
+           for t, k in zip(tables, (0, 1, 2, 3, 5))]
+    arrays = dict(zip(_STRINGS, ids), starts=np.concatenate([[0], np.cumsum(sizes)]), lines=lines, head=heads,
+                  depth=depths)
     return FileColumns(path, tuple(tables), sent_ids, arrays).count_analyses().encode()
+
+
+def _depths(rows, sizes, shifts, lines, path) -> tuple[np.ndarray, np.ndarray]:
+    """0-based heads (-1: root) and each word's arcs to the root, for a whole file
+    at once (one step up per round, for every word still climbing); TreebankError
+    on the first word, in file order, whose head chain never reaches a root."""
+    starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+    base = np.repeat(starts[:-1], sizes)
+    heads = np.fromiter((w[4] for w in rows), dtype=np.int64, count=len(rows)) - np.repeat(
+        np.asarray(shifts, dtype=np.int64), sizes)
+    up = np.where(heads >= 0, base + heads, -1)
+    depth = np.zeros(len(rows), dtype=np.int64)
+    climbing = np.flatnonzero(up >= 0)
+    at = up[climbing]
+    for _ in range(max(sizes, default=0)):
+        if not len(climbing):
+            return heads, depth
+        depth[climbing] += 1
+        at = up[at]
+        keep = at >= 0
+        climbing, at = climbing[keep], at[keep]
+    if not len(climbing):
+        return heads, depth
+    k = int(climbing.min())
+    s = int(np.searchsorted(starts, k, side="right")) - 1
+    raise TreebankError(f"{path}:{lines[s]}: the heads do not form a tree (word {k - starts[s] + 1} is in a cycle)")
 
 
 def _join(parts: list[FileColumns], source: str) -> FileColumns:

@@ -236,7 +236,18 @@ class _LineTracker:
 
 
 def _read_file(path: Path, piece: tuple[int, int, int] | None = None) -> Iterator[Sentence]:
-    """The sentences of one file; with ``piece`` = (start byte, end byte, lines
+    """The sentences of one file (see :func:`_read_rows`)."""
+    source = str(path)
+    for sent_id, line, rows, shift in _read_rows(path, piece):
+        yield Sentence(sent_id, tuple([Token(i, w[0], w[1], w[2], w[3], w[4] - shift, w[5])
+                                       for i, w in enumerate(rows)]), source, line)
+
+
+def _read_rows(path: Path, piece: tuple[int, int, int] | None = None) -> Iterator[tuple[str, int, list, int]]:
+    """``(sent_id, first line, words, shift)`` per sentence of one file, ``words``
+    as (form, lemma, upos, feats, head, deprel) tuples whose head minus ``shift``
+    is 0-based (-1: the root), so that the parse cache takes them as they come,
+    without a record per word. With ``piece`` = (start byte, end byte, lines
     before start), only those of that part of a plain file, split at a blank line
     so that several processes can parse one big file (:mod:`treebanks.cache`).
     A piece's sentences without ``# sent_id`` get ``""`` (their number in the file
@@ -262,7 +273,7 @@ def _read_file(path: Path, piece: tuple[int, int, int] | None = None) -> Iterato
             except (OSError, EOFError) as e:  # truncated or corrupt .gz/.bz2
                 raise TreebankError(f"{path}: cannot decompress ({e})") from None
             n += 1
-            yield _sentence(tokenlist, tracker, path, n if piece is None else None)
+            yield _rows(tokenlist, tracker, path, n if piece is None else None)
     if n == 0 and piece is None:
         raise TreebankError(f"{path}: empty treebank (no sentences)")
 
@@ -293,7 +304,7 @@ _FIELDS = operator.itemgetter("id", "form", "lemma", "upos", "feats_", "head", "
 _CANONICAL: dict[str | None, str] = {}  # raw FEATS -> canonical (a plain dict: the hot path)
 
 
-def _sentence(tokenlist, tracker: _LineTracker, path: Path, number: int | None) -> Sentence:
+def _rows(tokenlist, tracker: _LineTracker, path: Path, number: int | None) -> tuple[str, int, list, int]:
     def fail(k: int, message: str):
         raise TreebankError(f"{path}:{tracker.word_line(k)}: {message}")
 
@@ -327,10 +338,8 @@ def _sentence(tokenlist, tracker: _LineTracker, path: Path, number: int | None) 
         fail(_row_of_word(tokenlist, i + 1), f"HEAD {heads[i]} of word {i + 1} is outside the sentence (1..{n})")
     sent_id = tokenlist.metadata.get("sent_id") or ("" if number is None else str(number))
     if ranges:
-        tokens = _merge(words, ranges, tokenlist, fail)
-    else:
-        tokens = tuple([Token(i, w[0], w[1], w[2], w[3], w[4] - 1, w[5]) for i, w in enumerate(words)])
-    return Sentence(sent_id, tokens, str(path), tracker.block_start)
+        return sent_id, tracker.block_start, _merge(words, ranges, tokenlist, fail), 0
+    return sent_id, tracker.block_start, words, 1  # heads 1-based
 
 
 def _row_of_word(tokenlist, wid: int) -> int:
@@ -340,7 +349,7 @@ def _row_of_word(tokenlist, wid: int) -> int:
     return 0
 
 
-def _merge(words, ranges, tokenlist, fail) -> tuple[Token, ...]:
+def _merge(words, ranges, tokenlist, fail) -> list[tuple]:
     """Merge each multiword token's parts into one node (rule in the module docstring)."""
     n = len(words)
     heads = [0] + [w[4] for w in words]          # 1-based
@@ -386,10 +395,10 @@ def _merge(words, ranges, tokenlist, fail) -> tuple[Token, ...]:
             new_index[i] = len(order)
             order.append((i, None, None))
             i += 1
-    tokens = []
-    for idx, (rep, surface, lemma) in enumerate(order):
+    rows = []  # heads 0-based
+    for rep, surface, lemma in order:
         form, lem, upos, feats, head, deprel = words[rep - 1]
-        tokens.append(Token(idx, surface if surface is not None else form,
-                            lemma if lemma is not None else lem, upos, feats, new_index[head], deprel))
-    return tuple(tokens)
+        rows.append((surface if surface is not None else form, lemma if lemma is not None else lem, upos, feats,
+                     new_index[head], deprel))
+    return rows
 
