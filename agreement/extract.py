@@ -58,7 +58,8 @@ from agreement.records import Item
 from treebanks.errors import TreebankError
 from treebanks.features import feature_names, feature_values, infer_verb_number
 from treebanks.paradigms import MODES, ParadigmTable
-from treebanks.cache import TreebankColumns, load_columns
+from treebanks.cache import load_columns
+from treebanks.columns import TreebankColumns
 from treebanks.reader import expand_paths
 
 CONSTRUCTIONS_FILE = "constructions.tsv"
