@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -234,10 +235,8 @@ def judge(key: Key, joint: Counter, cfg: MiningConfig) -> Construction:
     """Apply the filters of method.md step 4 to one construction's joint counts."""
     kept_pairs = {p: c for p, c in joint.items() if c > 1}
     if not kept_pairs:  # most constructions (3 in 4 on EWT): what the general case gives, directly
-        reasons = ["no (cue, target) value pair seen more than once"] + [
-            f"fewer than two {f} values on >= {cfg.min_count} cues (none)" for f in cfg.features]
         pairs = tuple(sorted((value_str(cv), value_str(tv), 1) for cv, tv in joint))
-        return Construction(key[0], key[1], pairs, 0.0, (), False, "; ".join(reasons), len(joint))
+        return Construction(key[0], key[1], pairs, 0.0, (), False, _unseen(cfg.features, cfg.min_count), len(joint))
     by_target: dict[tuple, Counter] = defaultdict(Counter)
     for (cv, tv), c in kept_pairs.items():
         by_target[tv][cv] += c
@@ -266,6 +265,13 @@ def judge(key: Key, joint: Counter, cfg: MiningConfig) -> Construction:
                          key=lambda p: (-p[2], p[0], p[1])))
     return Construction(key[0], key[1], pairs, entropy, tuple(cue_counts), not reasons,
                         "; ".join(reasons), sum(joint.values()))
+
+
+@lru_cache(maxsize=16)
+def _unseen(features: tuple[str, ...], min_count: int) -> str:
+    """:func:`judge`'s reason when no (cue, target) pair was seen twice."""
+    return "; ".join(["no (cue, target) value pair seen more than once"] + [
+        f"fewer than two {f} values on >= {min_count} cues (none)" for f in features])
 
 
 def explain(construction: Construction | None, key: Key, cfg: MiningConfig) -> str:

@@ -138,3 +138,13 @@ def test_head_cycle_is_met_before_a_later_malformed_line(tmp_path):
         load_columns([path], workers=1)
     with pytest.raises(TreebankError, match="Failed parsing field 'head'"):  # no cycle before it: the line's error
         load_columns([_write(tmp_path, first.replace("\t2\tdet", "\ttwo\tdet", 1), "b.conllu")], workers=1)
+
+
+def test_judge_when_every_pair_is_seen_once():
+    from agreement.mining import judge
+    joint = Counter({(("Sing",), ("Plur",)): 1, (("Plur",), ("Plur",)): 1})
+    c = judge(("L", ("NOUN", "VERB")), joint, MiningConfig(features=("Number",), min_count=3))
+    assert (c.pairs, c.entropy, c.cue_counts, c.kept, c.arcs) == ((("Plur", "Plur", 1), ("Sing", "Plur", 1)), 0.0, (),
+                                                                  False, 2)
+    assert c.reason == ("no (cue, target) value pair seen more than once; "
+                        "fewer than two Number values on >= 3 cues (none)")
