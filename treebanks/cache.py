@@ -22,6 +22,7 @@ else ``~/.cache/agree/treebanks``; ``agree extract --no-cache`` bypasses it.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import sys
 import tempfile
@@ -173,19 +174,24 @@ def _pieces(path: Path, size: int, target: int) -> list[tuple[int, int, int] | N
     compressed, or has carriage returns (line counts would need universal newlines)."""
     if size < 2 * target or not path.name.endswith(SUFFIXES[0]):
         return [None]
-    data = path.read_bytes()
-    if b"\r" in data:
-        return [None]
-    cuts = [0]
-    while True:
-        q = data.find(b"\n\n", cuts[-1] + target)
-        if q < 0 or len(data) - (q + 2) < target // 2:
-            break
-        cuts.append(q + 2)  # the next piece starts on the line after a blank one
-    if len(cuts) == 1:
-        return [None]
-    cuts.append(len(data))
-    return [(a, b, data.count(b"\n", 0, a)) for a, b in zip(cuts, cuts[1:])]
+    # mapped, not read: a treebank file can be hundreds of MB, and only one piece
+    # at a time is ever copied (to count its lines)
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if data.find(b"\r") >= 0:
+            return [None]
+        cuts = [0]
+        while True:
+            q = data.find(b"\n\n", cuts[-1] + target)
+            if q < 0 or len(data) - (q + 2) < target // 2:
+                break
+            cuts.append(q + 2)  # the next piece starts on the line after a blank one
+        if len(cuts) == 1:
+            return [None]
+        cuts.append(len(data))
+        before = [0]
+        for a, b in zip(cuts, cuts[1:]):
+            before.append(before[-1] + data[a:b].count(b"\n"))
+    return [(a, b, n) for a, b, n in zip(cuts, cuts[1:], before)]
 
 
 def _parse_files(files: Sequence[Path], workers: int | None, quiet: bool) -> list[FileColumns]:
