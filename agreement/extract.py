@@ -1,7 +1,9 @@
 """Treebank -> constructions and original agreement items (``agree extract``).
 
-:func:`extract_items` streams the treebank once: every sentence feeds the
-paradigm table and the construction miner (:mod:`agreement.mining`). Then each
+:func:`extract_items` reads the treebank once, as arrays (parsed in parallel or
+from the parse cache: :mod:`treebanks.cache`), which feed the paradigm table
+(counts per analysis) and the construction miner (:mod:`agreement.mining`, all
+arcs at once). Then each
 agreeing arc of a kept construction becomes an original :class:`Item`
 (method.md section 2, steps 5-7) unless (counted in ``ExtractResult.filters``)
 

@@ -101,7 +101,7 @@ class TreebankColumns:
     all files), ``heads`` (0-based in the sentence, -1: root), ``depths``,
     ``starts`` (first word of each sentence, then the total)."""
 
-    def __init__(self, files: list[FileColumns], feats: tuple[np.ndarray, list[str]] | None = None):
+    def __init__(self, files: list[FileColumns], feats: tuple[list[str], np.ndarray] | None = None):
         self.files = files
         self._maps: dict[str, list[np.ndarray]] = {}  # column -> per file: its ids -> shared ids
         self.upos_names, self.upos = self._shared("upos")
