@@ -29,7 +29,7 @@ the agreeing arcs for item extraction; :func:`judge` then decides:
 Cost: one pass over the tokens per sentence (heads, depths) and, per candidate,
 a look at the words between its ends (at most ``max_distance``): linear in the
 treebank's size. :meth:`ConstructionMiner.add_columns` does the same for a whole
-treebank at once on arrays (:class:`treebanks.cache.TreebankColumns`), several
+treebank at once on arrays (:class:`treebanks.columns.TreebankColumns`), several
 times faster than a Python loop over words; the tests check that both give the
 same counts and arcs.
 """
@@ -182,7 +182,7 @@ class ConstructionMiner:
 
     def add_columns(self, tb) -> None:
         """:meth:`add_sentence` for every sentence of a treebank at once, on its
-        arrays (``tb``: :class:`treebanks.cache.TreebankColumns`): the same drops,
+        arrays (``tb``: :class:`treebanks.columns.TreebankColumns`): the same drops,
         joint counts and agreeing arcs in the same order. An arc's sentence record
         is built only when :attr:`agreeing` is read for its construction (the kept
         ones: a few hundred sentences of tens of thousands)."""
