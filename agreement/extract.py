@@ -1,7 +1,9 @@
 """Treebank -> constructions and original agreement items (``agree extract``).
 
-:func:`extract_items` streams the treebank once: every sentence feeds the
-paradigm table and the construction miner (:mod:`agreement.mining`). Then each
+:func:`extract_items` reads the treebank once, as arrays (parsed in parallel or
+from the parse cache: :mod:`treebanks.cache`), which feed the paradigm table
+(counts per analysis) and the construction miner (:mod:`agreement.mining`, all
+arcs at once). Then each
 agreeing arc of a kept construction becomes an original :class:`Item`
 (method.md section 2, steps 5-7) unless (counted in ``ExtractResult.filters``)
 
@@ -44,14 +46,12 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
-import sys
-from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from tqdm import tqdm
+import numpy as np
 
 from agreement.errors import AgreeError
 from agreement.mining import Construction, ConstructionMiner, Key, MiningConfig, explain, parse_construction
@@ -59,8 +59,9 @@ from formats.items import Item
 from treebanks.errors import TreebankError
 from treebanks.features import feature_names, feature_values, infer_verb_number
 from treebanks.paradigms import MODES, ParadigmTable
-from treebanks.cache import load_treebanks
-from treebanks.reader import Sentence, expand_paths
+from treebanks.cache import load_columns
+from treebanks.columns import TreebankColumns
+from treebanks.reader import expand_paths
 
 CONSTRUCTIONS_FILE = "constructions.tsv"
 CONSTRUCTION_COLUMNS = ("direction", "construction", "pairs", "sing", "plur", "cue_counts",
@@ -85,7 +86,7 @@ class ExtractConfig:
     explain: tuple[str, ...] = ()  #: constructions to explain, e.g. "R VERB NOUN CCONJ VERB"
     quiet: bool = True           #: no progress bar
     cache_dir: str | None = None  #: parsed-treebank cache (:mod:`treebanks.cache`); None: no cache
-    workers: int | None = None   #: processes parsing files (None: one per file, at most the CPUs)
+    workers: int | None = None   #: processes parsing (None: as many as CPUs; big files in pieces)
 
     def mining(self) -> MiningConfig:
         return MiningConfig(self.features, self.min_distance, self.max_distance,
@@ -140,18 +141,11 @@ def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = Ex
 
 def _extract(files: list[Path], config: ExtractConfig, keys: list[Key]) -> ExtractResult:
     miner = ConstructionMiner(config.mining())
-    table = ParadigmTable()
-    counts = Counter()
-    sentences, reading = load_treebanks(files, cache_dir=config.cache_dir, workers=config.workers,
-                                        counts=counts)
-    if not config.infer_verb_number:  # the treebank's own analyses, counted when it was parsed
-        table.add_counts(counts)
-    for sentence in tqdm(sentences, desc="mining", unit=" sent", disable=config.quiet, file=sys.stderr,
-                         mininterval=0.5):
-        if config.infer_verb_number:
-            sentence = _infer_number(sentence)
-            table.add_tokens(sentence.tokens)
-        miner.add_sentence(sentence)
+    tb, reading = load_columns(files, cache_dir=config.cache_dir, workers=config.workers, quiet=config.quiet)
+    if config.infer_verb_number:
+        tb = _infer_number(tb)
+    table = ParadigmTable(tb.analyses())
+    miner.add_columns(tb)
     _check_features(table, config.features, files)
     _check_values(table, config, files)
 
@@ -249,10 +243,15 @@ def _check_values(table: ParadigmTable, c: ExtractConfig, files: Sequence[Path])
                          f"its {feature} values: {', '.join(sorted(seen))}")
 
 
-def _infer_number(sentence: Sentence) -> Sentence:
-    new = [t if (f := infer_verb_number(t.upos, t.feats)) == t.feats else t._replace(feats=f)
-           for t in sentence.tokens]
-    return Sentence(sentence.sent_id, tuple(new), sentence.source, sentence.line, sentence.depths)
+def _infer_number(tb: TreebankColumns) -> TreebankColumns:
+    """``--infer-verb-number`` on a whole treebank: the rule depends on a word's
+    UPOS and FEATS only, so it is worked out once per FEATS value."""
+    names = list(tb.feats_names)
+    index = {f: k for k, f in enumerate(names)}
+    verbal = np.array([index.setdefault(infer_verb_number("VERB", f), len(index)) for f in tb.feats_names])
+    names = list(index)
+    is_verb = np.isin(tb.upos, [k for k, u in enumerate(tb.upos_names) if u in ("VERB", "AUX")])
+    return tb.with_feats(np.where(is_verb, verbal[tb.feats], tb.feats), names)
 
 
 def _word(form: str) -> str:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import operator
 import os
 import re
@@ -172,10 +173,10 @@ class _LineTracker:
     a sentence, so while a sentence is being parsed ``block`` still holds its raw
     lines and ``block_start`` its first line number."""
 
-    def __init__(self, fh, path: Path):
+    def __init__(self, fh, path: Path, first_line: int = 0):
         self.fh = fh
         self.path = path
-        self.lineno = 0
+        self.lineno = first_line  # lines before this part of the file (a piece, below)
         self.block_start = 0
         self.block: list[str] = []
         self._in_block = False
@@ -261,14 +262,31 @@ def conllu_message(e: ParseException) -> str:
     return text
 
 
-def _read_file(path: Path) -> Iterator[Sentence]:
+def _read_file(path: Path, piece: tuple[int, int, int] | None = None) -> Iterator[Sentence]:
+    """The sentences of one file (see :func:`_read_rows`)."""
+    source = str(path)
+    for sent_id, line, rows, shift in _read_rows(path, piece):
+        yield Sentence(sent_id, tuple([Token(i, w[0], w[1], w[2], w[3], w[4] - shift, w[5])
+                                       for i, w in enumerate(rows)]), source, line)
+
+
+def _read_rows(path: Path, piece: tuple[int, int, int] | None = None) -> Iterator[tuple[str, int, list, int]]:
+    """``(sent_id, first line, words, shift)`` per sentence of one file, ``words``
+    as (form, lemma, upos, feats, head, deprel) tuples whose head minus ``shift``
+    is 0-based (-1: the root), so that the parse cache takes them as they come,
+    without a record per word. With ``piece`` = (start byte, end byte, lines
+    before start), only those of that part of a plain file, split at a blank line
+    so that several processes can parse one big file (:mod:`treebanks.cache`).
+    A piece's sentences without ``# sent_id`` get ``""`` (their number in the file
+    is known only once the pieces before it are counted), and a piece without
+    sentences is no error."""
     try:
-        fh = _open(path)
+        fh = _open(path) if piece is None else _open_piece(path, piece[0], piece[1])
     except OSError as e:
         raise TreebankError(f"{path}: cannot read ({e.strerror or e})") from None
     n = 0
     with fh:
-        tracker = _LineTracker(fh, path)
+        tracker = _LineTracker(fh, path, piece[2] if piece else 0)
         sentences = conllu.parse_incr(tracker, fields=_COLUMNS, field_parsers=_FIELD_PARSERS)
         while True:
             try:
@@ -282,9 +300,20 @@ def _read_file(path: Path) -> Iterator[Sentence]:
             except (OSError, EOFError) as e:  # truncated or corrupt .gz/.bz2
                 raise TreebankError(f"{path}: cannot decompress ({e})") from None
             n += 1
-            yield _sentence(tokenlist, tracker, path, n)
-    if n == 0:
+            yield _rows(tokenlist, tracker, path, n if piece is None else None)
+    if n == 0 and piece is None:
         raise TreebankError(f"{path}: empty treebank (no sentences)")
+
+
+def _open_piece(path: Path, start: int, end: int) -> io.StringIO:
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        data = fh.read(end - start)
+    try:
+        # the byte-order mark, as _open drops it, can only open the first piece
+        return io.StringIO(data.decode("utf-8-sig" if start == 0 else "utf-8"))
+    except UnicodeDecodeError:
+        raise TreebankError(_locate_bad_utf8(path)) from None
 
 
 def _locate_bad_utf8(path: Path) -> str:
@@ -302,7 +331,7 @@ _FIELDS = operator.itemgetter("id", "form", "lemma", "upos", "feats_", "head", "
 _CANONICAL: dict[str | None, str] = {}  # raw FEATS -> canonical (a plain dict: the hot path)
 
 
-def _sentence(tokenlist, tracker: _LineTracker, path: Path, number: int) -> Sentence:
+def _rows(tokenlist, tracker: _LineTracker, path: Path, number: int | None) -> tuple[str, int, list, int]:
     def fail(k: int, message: str):
         raise TreebankError(f"{path}:{tracker.word_line(k)}: {message}")
 
@@ -334,12 +363,10 @@ def _sentence(tokenlist, tracker: _LineTracker, path: Path, number: int) -> Sent
     if max(heads) > n or min(heads) < 0:
         i = next(i for i, h in enumerate(heads) if not 0 <= h <= n)
         fail(_row_of_word(tokenlist, i + 1), f"HEAD {heads[i]} of word {i + 1} is outside the sentence (1..{n})")
-    sent_id = tokenlist.metadata.get("sent_id") or str(number)
+    sent_id = tokenlist.metadata.get("sent_id") or ("" if number is None else str(number))
     if ranges:
-        tokens = _merge(words, ranges, tokenlist, fail)
-    else:
-        tokens = tuple([Token(i, w[0], w[1], w[2], w[3], w[4] - 1, w[5]) for i, w in enumerate(words)])
-    return Sentence(sent_id, tokens, str(path), tracker.block_start)
+        return sent_id, tracker.block_start, _merge(words, ranges, tokenlist, fail), 0
+    return sent_id, tracker.block_start, words, 1  # heads 1-based
 
 
 def _row_of_word(tokenlist, wid: int) -> int:
@@ -349,7 +376,7 @@ def _row_of_word(tokenlist, wid: int) -> int:
     return 0
 
 
-def _merge(words, ranges, tokenlist, fail) -> tuple[Token, ...]:
+def _merge(words, ranges, tokenlist, fail) -> list[tuple]:
     """Merge each multiword token's parts into one node (rule in the module docstring)."""
     n = len(words)
     heads = [0] + [w[4] for w in words]          # 1-based
@@ -395,10 +422,10 @@ def _merge(words, ranges, tokenlist, fail) -> tuple[Token, ...]:
             new_index[i] = len(order)
             order.append((i, None, None))
             i += 1
-    tokens = []
-    for idx, (rep, surface, lemma) in enumerate(order):
+    rows = []  # heads 0-based
+    for rep, surface, lemma in order:
         form, lem, upos, feats, head, deprel = words[rep - 1]
-        tokens.append(Token(idx, surface if surface is not None else form,
-                            lemma if lemma is not None else lem, upos, feats, new_index[head], deprel))
-    return tuple(tokens)
+        rows.append((surface if surface is not None else form, lemma if lemma is not None else lem, upos, feats,
+                     new_index[head], deprel))
+    return rows
 

@@ -45,7 +45,8 @@ from treebanks.paradigms import MODES
               help="Parse the treebank files even when the cache ($XDG_CACHE_HOME/agree/treebanks, else "
                    "~/.cache/agree/treebanks; keyed by each file's SHA-256) has them.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes parsing treebank files [default: one per file, at most the CPUs].")
+              help="Processes parsing treebank files; a big .conllu file is parsed in pieces side by side "
+                   "[default: as many as CPUs; 1: no worker processes].")
 @quiet_option
 def extract(treebanks, out, force, features, values, lang, min_count, min_distance, max_distance, alt,
             infer_verb_number, vocab, explain, fmt, no_cache, workers, quiet):
