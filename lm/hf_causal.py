@@ -37,7 +37,7 @@ import numpy as np
 import torch
 
 from lm.errors import LMError
-from lm.hf_load import HFBase
+from lm.hf_base import HFBase
 
 #: rows of the (rows, V) logits block computed at once
 LOGIT_ROWS = 256

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from lm.errors import LMError
-from lm.hf_load import HFBase
+from lm.hf_base import HFBase
 
 
 def special_frame(tokenizer) -> tuple[list[int], list[int]]:
