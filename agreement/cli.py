@@ -16,6 +16,7 @@ import click
 
 from agreement import __version__
 from agreement.errors import DOMAIN_ERRORS
+from lm.errors import FieldError, TrainingInterrupted
 
 #: command name -> (module, function). Order is the order of ``agree --help``.
 COMMANDS = {
@@ -65,14 +66,26 @@ class AgreeGroup(click.Group):
             click.echo("Interrupted", err=True)
             raise click.exceptions.Exit(130) from None
         except DOMAIN_ERRORS as e:
-            if type(e).__name__ == "TrainingInterrupted":  # Ctrl-C in train-lm, checkpoint saved
-                click.echo(f"Interrupted: {e}", err=True)
+            message = spell_fields(e, self.get_command(ctx, ctx.invoked_subcommand or ""))
+            if isinstance(e, TrainingInterrupted):  # Ctrl-C in train-lm, checkpoint saved
+                click.echo(f"Interrupted: {message}", err=True)
                 raise click.exceptions.Exit(130) from None
-            raise click.ClickException(str(e)) from None
+            raise click.ClickException(message) from None
         except UnicodeDecodeError as e:
             raise click.ClickException(f"input is not valid UTF-8 ({e.reason} at byte {e.start})") from None
         except OSError as e:
             raise click.ClickException(describe_os_error(e)) from None
+
+
+def spell_fields(e: Exception, command: click.Command | None) -> str:
+    """The error's message; a :class:`lm.errors.FieldError`'s fields (the library's
+    names, ``vocab_size``) written as the running command's options (``--vocab-size``),
+    found by the parameter names the options carry (``--emb`` sets ``emb_size``)."""
+    if not isinstance(e, FieldError):
+        return str(e)
+    flags = {p.name: p.opts[0] for p in getattr(command, "params", ())
+             if isinstance(p, click.Option)}
+    return e.spelled(lambda name: flags.get(name, name))
 
 
 def describe_os_error(e: OSError) -> str:

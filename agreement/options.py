@@ -10,6 +10,10 @@ import math
 
 import click
 
+from lm.device import DEVICE_NAMES, check_device_name
+from lm.errors import LMError
+
+
 def invocation_argv() -> list[str]:
     """The command line after ``agree`` that is running (manifests record it), as
     :meth:`agreement.cli.AgreeGroup.main` received it; empty outside the CLI."""
@@ -79,6 +83,27 @@ NON_NEGATIVE = Number(float, min=0)                  # clip
 PROBABILITY = Number(float, min=0, max=1)            # shares, severities
 DROPOUT = Number(float, min=0, max=1, max_open=True)
 FINITE = Number(float)
+
+
+class Device(click.ParamType):
+    """A device name of :mod:`lm.device` (auto, cpu, cuda, cuda:N), checked without
+    loading torch; the one type of every command's ``--device``."""
+    name = "device"
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return "[" + "|".join(DEVICE_NAMES) + "]"
+
+    def convert(self, value, param, ctx):
+        try:
+            return check_device_name(value)
+        except LMError as e:
+            self.fail(str(e), param, ctx)
+
+
+device_option = click.option(
+    "--device", type=Device(), default=None,
+    help="Where torch models run: auto (the default: CUDA when present, else the CPU), cpu, "
+         "cuda (this process's GPU; under torchrun, its local rank's) or cuda:N.")
 
 
 def log(message: str, quiet: bool = False) -> None:

@@ -20,20 +20,62 @@ import math
 import os
 import pickle
 import zipfile
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import torch
 
-from lm.errors import LMError
+from lm.errors import FieldError, LMError, literal
+from lm.registry import CHECKPOINT_FILE  # noqa: F401  (one name, handed on)
 from formats.files import named, sha256_of
 from formats.vocab import VOCAB_CHECKSUM
 
 MODEL_FILE = "model.pt"
-CHECKPOINT_FILE = "checkpoint.pt"
 LOG_FILE = "train_log.tsv"
 LOG_HEADER = "epoch\tstep\ttrain_loss\tvalid_ppl\ttokens_per_s\tlr\n"
 FORMAT = "agree-train-lm-checkpoint/1"
+
+
+@dataclass
+class Progress:
+    """Where a training run is: the checkpoint's "progress" entry, saved as ``asdict``
+    (the field names are the stored keys: keep them, or old checkpoints stop resuming).
+
+    epoch: epochs completed; batch: batches done of the current epoch; step: optimizer
+    steps in all; lr: the learning rate now; best: the best validation loss so far
+    (nats per scored token; None before the first validation); valid_tokens: the
+    targets that validation scored; log: the train_log.tsv rows; elapsed: seconds of
+    training up to the last checkpoint; loss_sum, loss_steps, tokens, train_time: the
+    current epoch's summed training loss, its steps, the tokens read and the seconds
+    spent on them (all processes).
+    """
+    epoch: int = 0
+    batch: int = 0
+    step: int = 0
+    lr: float = 0.0
+    best: float | None = None
+    valid_tokens: int | None = None
+    log: list = field(default_factory=list)
+    elapsed: float = 0.0
+    loss_sum: float = 0.0
+    loss_steps: int = 0
+    tokens: int = 0
+    train_time: float = 0.0
+
+    @classmethod
+    def from_dict(cls, entry, path: Path) -> "Progress":
+        """The progress of a loaded checkpoint; an entry this version does not know is an
+        error, never dropped (valid_tokens may be missing: it is set at the first validation)."""
+        names = {f.name for f in fields(cls)}
+        if not isinstance(entry, dict):
+            raise LMError(f"{path}: the checkpoint has no progress entry")
+        unknown = sorted(set(entry) - names)
+        missing = sorted(names - set(entry) - {"valid_tokens"})
+        if unknown or missing:
+            raise LMError(f"{path}: the checkpoint's progress entry does not match this version "
+                          f"of agree (unknown: {', '.join(unknown) or 'none'}; missing: "
+                          f"{', '.join(missing) or 'none'})")
+        return cls(**entry)
 
 
 def _cpu(obj):
@@ -73,10 +115,11 @@ def check_finite(loss: float, step: int, directory: Path, what: str = "loss") ->
     if math.isfinite(loss):
         return
     if (Path(directory) / CHECKPOINT_FILE).is_file():
-        hint = f"the last good checkpoint in {directory} can be resumed with a lower --lr"
+        hint = (f"the last good checkpoint in {literal(directory)} can be resumed with a "
+                f"lower {{lr}}")
     else:
-        hint = "no checkpoint was saved before it; start again with a lower --lr"
-    raise LMError(f"training diverged at step {step} ({what} {loss}); {hint}")
+        hint = "no checkpoint was saved before it; start again with a lower {lr}"
+    raise FieldError(f"training diverged at step {step} ({what} {loss}); {hint}")
 
 
 def save_model(model: torch.nn.Module, config_dict: dict, directory: Path) -> None:
@@ -94,12 +137,13 @@ def load_checkpoint(directory: Path, *, config: dict, options: dict, corpus_sha2
 
     Raises LMError when there is none, when it is unreadable or not ours, or when
     it was written for another model, other options, another corpus or another
-    number of processes. Options in ``may_change`` (--lr, after a divergence) may differ.
+    number of processes. Options in ``may_change`` (lr, after a divergence) may differ.
+    Its "progress" entry is returned as a :class:`Progress`.
     """
     path = Path(directory) / CHECKPOINT_FILE
     if not path.is_file():
-        raise LMError(f"nothing to resume: {path} does not exist "
-                      f"(run without --resume to start training)")
+        raise FieldError(f"nothing to resume: {literal(path)} does not exist "
+                         f"(run without {{resume}} to start training)")
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, EOFError, OSError, ValueError, pickle.UnpicklingError,
@@ -118,10 +162,10 @@ def load_checkpoint(directory: Path, *, config: dict, options: dict, corpus_sha2
     if ckpt.get("world_size") != world_size:
         wrong.append(f"the number of processes ({ckpt.get('world_size')} then, {world_size} now)")
     if wrong:
-        raise LMError(f"{path}: the checkpoint belongs to another training run; it differs in "
-                      + "; ".join(wrong) + ". Resume with the original command and --resume, "
-                      "or start afresh without --resume")
-    return ckpt
+        raise FieldError(f"{literal(path)}: the checkpoint belongs to another training run; it "
+                         f"differs in {literal('; '.join(wrong))}. Resume with the original "
+                         "settings and {resume}, or start afresh without {resume}")
+    return {**ckpt, "progress": Progress.from_dict(ckpt.get("progress"), path)}
 
 
 def _differences(what: str, saved: dict, now: dict) -> list[str]:

@@ -14,6 +14,8 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
+from lm.device import resolve_device
+
 
 @dataclass(frozen=True)
 class DistInfo:
@@ -34,9 +36,10 @@ def init_distributed(device: str = "auto") -> DistInfo:
     """Join torchrun's process group (gloo on CPU, nccl on CUDA) when WORLD_SIZE > 1."""
     if int(os.environ.get("WORLD_SIZE", "1")) <= 1 or dist.is_initialized():
         return dist_info()
-    cuda = device != "cpu" and torch.cuda.is_available()
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    cuda = resolve_device(device, local_rank=local_rank).type == "cuda"
     if cuda:
-        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(local_rank)
     # A long timeout: rank 0 may spend hours preparing a corpus while the others wait.
     dist.init_process_group("nccl" if cuda else "gloo", timeout=timedelta(hours=12))
     return dist_info()

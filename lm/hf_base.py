@@ -1,11 +1,11 @@
-"""What the Hugging Face causal and masked scorers share (:class:`HFBase`): device,
-dtype, the words -> pieces convention and the vocabulary questions. The loaders
-are in :mod:`lm.hf_load`; the scorers in :mod:`lm.hf_causal` and :mod:`lm.hf_masked`."""
+"""What the causal and masked Hugging Face scorers share (:class:`HFBase`), apart from
+their loader (:mod:`lm.hf_load`), which builds them: the scorers import this module,
+the loader imports the scorers, and nothing imports back."""
 from __future__ import annotations
 
 from lm.base import Scorer
-from lm.errors import LMError
-from lm.neural import resolve_device
+from lm.device import resolve_device
+from lm.errors import FieldError, LMError
 
 
 class HFBase(Scorer):
@@ -20,7 +20,7 @@ class HFBase(Scorer):
     def __init__(self, model, tokenizer, *, name: str, source: str, device: str, dtype: str,
                  batch_size: int, kind: str, sha256: str | None = None):
         if int(batch_size) < 1:
-            raise LMError(f"batch_size must be at least 1 (got {batch_size})")
+            raise FieldError(f"{{batch_size}} must be at least 1 (got {batch_size})")
         self.kind, self.name, self.source, self.sha256 = kind, name, source, sha256
         self.device = resolve_device(device)
         self.model = model.to(self.device).eval()

@@ -12,7 +12,7 @@ Three ways in, all offline (``local_files_only=True``; nothing is fetched):
   (``from_pretrained(dir, gguf_file=name)``, which dequantises to the chosen
   dtype); the file's sha256 goes into the scorer's conventions.
 
-Options: ``device`` auto|cpu|cuda, ``dtype`` float32|bfloat16|float16 (the
+Options: ``device`` (see :mod:`lm.device`), ``dtype`` float32|bfloat16|float16 (the
 weights; log-softmax is always fp32), ``batch_size`` = sequences per forward pass.
 transformers (and gguf/accelerate for GGUF files) are imported only here and
 only when such a model is loaded: the rest of the tool never needs them.
@@ -138,7 +138,7 @@ def load_gguf_transformers(path, *, device: str = "auto", dtype: str = "float32"
 
 
 def _scorer(model, tokenizer, *, masked: bool, batch_size, **kw):
-    # lazy: the scorer modules import torch, which only loading a model needs
+    # lazy: heavy (the scorers import torch; lm.base imports this module to register "hf")
     if masked:
         from lm.hf_masked import HFMaskedScorer
         return HFMaskedScorer(model, tokenizer, batch_size=batch_size or 64, **kw)

@@ -30,13 +30,16 @@ from typing import Sequence
 import numpy as np
 
 from lm.base import Scorer, register
-from lm.errors import LMError
+from lm.errors import FieldError, LMError
+from lm.registry import Trainer, TrainRun, register_trainer
 from formats.files import sha256_of
 from formats.vocab import VOCAB_CHECKSUM, read_vocab
 
 UNK = "<UNK>"
 LN10 = math.log(10.0)
 MODEL_FILE = "model.binary"
+#: the n-gram order of the paper's 5-gram
+DEFAULT_ORDER = 5
 INSTALL_HINT = ("build it into this environment with `agree setup kenlm` (needs cmake, a C++ compiler, "
                 "Boost, zlib, bzip2 and lzma headers), or put lmplz and build_binary on PATH "
                 "or in $AGREE_KENLM_BIN")
@@ -70,7 +73,7 @@ def _map_line(line: str, vocab: set[str]) -> str:
     return " ".join(w if w in vocab else UNK for w in line.split())
 
 
-def train_kn5(corpus, out_dir: Path, *, order: int = 5, memory: str = "1G",
+def train_kn5(corpus, out_dir: Path, *, order: int = DEFAULT_ORDER, memory: str = "1G",
               quiet: bool = False) -> dict:
     """Build a modified Kneser-Ney model of ``order`` on ``corpus.train``.
 
@@ -80,7 +83,7 @@ def train_kn5(corpus, out_dir: Path, *, order: int = 5, memory: str = "1G",
     targets excluded, sentence ends counted as the LSTM counts ``<eos>``).
     """
     if order < 1:
-        raise LMError(f"--order must be at least 1 (got {order})")
+        raise FieldError(f"{{order}} must be at least 1 (got {order})")
     lmplz, build_binary = find_tool("lmplz"), find_tool("build_binary")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -121,6 +124,12 @@ def train_kn5(corpus, out_dir: Path, *, order: int = 5, memory: str = "1G",
         fh.write(f"{order}\t{n_tokens}\t{valid_tokens}\t{valid_ppl:.3f}\t{seconds:.1f}\n")
     return {"valid_ppl": valid_ppl, "valid_tokens": valid_tokens, "train_tokens": n_tokens,
             "seconds": seconds}
+
+
+def train_model(corpus, out_dir: Path, settings: dict, run: TrainRun) -> dict:
+    """The registered trainer (see :mod:`lm.registry`): :func:`train_kn5` with ``settings``
+    (the corpus vocabulary already cut to ``vocab_size`` by the caller)."""
+    return train_kn5(corpus, out_dir, order=settings["order"], quiet=run.quiet)
 
 
 def _run(cmd: list[str], what: str, quiet: bool) -> None:
@@ -224,3 +233,10 @@ def load_kn5(model_dir: Path, config: dict, **options) -> KenLMScorer:
 
 
 register("kn5", load_kn5)
+
+
+# vocab_size caps the corpus vocabulary, as for the neural models, so that a 5-gram
+# and a small LSTM can be compared on the same words. No presets: a 5-gram's
+# settings do not depend on the model size asked for.
+register_trainer(Trainer(arch="kn5", train="lm.kenlm_backend:train_model",
+                         defaults={"order": DEFAULT_ORDER, "vocab_size": None}, capped_vocab=True))

@@ -51,6 +51,7 @@ import numpy as np
 import torch
 
 from lm.base import Scorer, register
+from lm.device import resolve_device
 from formats.vocab import read_vocab
 from lm.errors import LMError
 from lm.neural_sentence import SentenceScoring
@@ -64,20 +65,6 @@ LOGIT_ROWS = 1024
 PAD_SLACK = 1.25
 #: tokens per features() call when streaming with carry_state
 STREAM_CHUNK = 2048
-
-
-def resolve_device(device: str | torch.device = "auto") -> torch.device:
-    """``"auto"`` -> CUDA when available, else CPU; ``"cpu"``; ``"cuda"`` (error if absent)."""
-    if isinstance(device, torch.device):
-        return device
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise LMError(f"device {device!r} requested but CUDA is not available")
-    try:
-        return torch.device(device)
-    except RuntimeError:
-        raise LMError(f"unknown device {device!r} (use auto, cpu or cuda)") from None
 
 
 class NeuralScorer(SentenceScoring, Scorer):

@@ -25,7 +25,7 @@ import torch
 
 from formats.vocab import EOS, UNK, read_vocab
 from lm.corpus import Corpus
-from lm.errors import LMError
+from lm.errors import FieldError, LMError, literal
 
 VOCAB_FILE = "vocab.txt"
 SPM_FILE = "spm.model"
@@ -64,7 +64,7 @@ def build_vocabulary(corpus: Corpus, out_dir: Path, *, tokenizer: str = "word",
         words = read_vocab(corpus.vocab)
         if vocab_size is not None:
             if vocab_size < 1:
-                raise LMError(f"--vocab-size must be at least 1 (got {vocab_size})")
+                raise FieldError(f"{{vocab_size}} must be at least 1 (got {vocab_size})")
             words = words[:vocab_size + 2]
         (out_dir / VOCAB_FILE).write_text("".join(w + "\n" for w in words), encoding="utf-8")
         return Vocabulary(tuple(words), "word")
@@ -162,8 +162,8 @@ def check_trainable(n_train: int, n_valid: int, rows: int, bptt: int,
         raise LMError(f"{train}: empty training split, nothing to train on")
     need = rows * (bptt + 1)
     if n_train < need:
-        raise LMError(f"{train}: {n_train} tokens (with <eos>) is fewer than one batch "
-                      f"({rows} rows x {bptt + 1} = {need}); use a smaller --batch-size "
-                      f"or --bptt, or a larger corpus")
+        raise FieldError(f"{literal(train)}: {n_train} tokens (with <eos>) is fewer than one "
+                         f"batch ({rows} rows x {bptt + 1} = {need}); use a smaller "
+                         f"{{batch_size}} or {{bptt}}, or a larger corpus")
     if n_valid < 2:
         raise LMError(f"{valid}: the validation split is empty")

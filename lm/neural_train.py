@@ -12,7 +12,7 @@ windows without a state, with Adam by default.
 Where it writes: into ``out_dir`` (the caller's ``<out>.partial``), which also
 holds ``checkpoint.pt``: every ``checkpoint_minutes``, at the end of each epoch,
 and on SIGINT/SIGTERM (the loop finishes the current batch, saves, and raises
-:class:`lm.train.TrainingInterrupted`). ``resume=True`` loads it and continues
+:class:`lm.errors.TrainingInterrupted`). ``resume=True`` loads it and continues
 with the same batch, learning rate, carried state and RNG states, so an
 interrupted and resumed run ends with the weights of an uninterrupted one.
 
@@ -34,27 +34,28 @@ from __future__ import annotations
 
 import math
 import os
-import signal
 import sys
-import threading
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 import torch
 from torch import nn
 from tqdm import tqdm
 
-from lm.checkpoint import (check_finite, load_checkpoint, save_checkpoint, save_model, write_config,
-                           write_log)
+from lm.checkpoint import (Progress, check_finite, load_checkpoint, save_checkpoint, save_model,
+                           write_config, write_log)
 from lm.corpus import Corpus
+from lm.device import resolve_device
 from lm.distributed import DistInfo, agree, barrier, dist_info, gather
-from lm.errors import LMError
+from lm.errors import FieldError, LMError, TrainingInterrupted, literal
 from lm.models import LMConfig, build_model, n_parameters
 from lm.neural_data import (batchify, build_vocabulary, check_trainable, encode_split,
                             eval_layout, load_vocabulary, row_block, windows)
-from lm.softmax_loss import linear_cross_entropy, token_nll
-from lm.train import TrainingInterrupted
+from lm.neural_presets import TrainOptions, neural_configs
+from lm.registry import TrainRun
+from lm.neural_steps import Objective, StopFlag, evaluate, train_step
 
 #: options that may change between an interrupted run and its resumption
 RESUMABLE_CHANGES = ("epochs", "max_steps", "checkpoint_minutes", "device", "threads")
@@ -62,131 +63,11 @@ RESUMABLE_CHANGES = ("epochs", "max_steps", "checkpoint_minutes", "device", "thr
 SYNC_EVERY = 10
 
 
-@dataclass(frozen=True)
-class TrainOptions:
-    """Training hyperparameters (saved in config.json under "training").
-
-    epochs: passes over the training split; max_steps: stop after this many
-    optimizer steps in all (None: no limit); batch_size: rows per process;
-    bptt: tokens per window (the transformer's context in training);
-    lr: initial learning rate; lr_decay: divisor when validation does not
-    improve; optimizer: "sgd" (the paper's) or "adam"; clip: gradient norm cap;
-    eval_batch_size: validation rows per process; vocab_size: word models, words
-    kept besides <eos>/<unk> (None: the corpus vocabulary); sp_vocab_size:
-    sentencepiece pieces; checkpoint_minutes: time between checkpoints (0: only
-    at epoch ends); device: "auto" | "cpu" | "cuda"; threads: CPU threads per
-    process (None: the cores shared out among processes); seed: initialisation,
-    dropout and sentencepiece.
-    """
-    epochs: int = 40
-    max_steps: int | None = None
-    batch_size: int = 64
-    bptt: int = 35
-    lr: float = 20.0
-    lr_decay: float = 4.0
-    optimizer: str = "sgd"
-    clip: float = 0.25
-    eval_batch_size: int = 16
-    vocab_size: int | None = None
-    sp_vocab_size: int = 8000
-    checkpoint_minutes: float = 10.0
-    device: str = "auto"
-    threads: int | None = None
-    seed: int = 1111
-
-
-def resolve_device(name: str, info: DistInfo) -> torch.device:
-    if name == "auto":
-        name = "cuda" if torch.cuda.is_available() else "cpu"
-    if name.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise LMError("--device cuda requested but CUDA is not available")
-        index = info.local_rank if info.world > 1 else torch.cuda.current_device()
-        return torch.device("cuda", index)
-    if name != "cpu":
-        raise LMError(f"unknown device {name!r} (use auto, cpu or cuda)")
-    return torch.device("cpu")
-
-
-class Objective(nn.Module):
-    """Mean training loss (nats) of one window: what DistributedDataParallel wraps."""
-
-    def __init__(self, model: nn.Module):
-        super().__init__()
-        self.model = model
-
-    def forward(self, x, y, state):
-        h, state = self.model.features(x, state)                   # (B, T, H)
-        dec = self.model.decoder
-        loss = linear_cross_entropy(h.reshape(-1, h.shape[-1]), dec.weight, dec.bias,
-                                    y.reshape(-1))
-        return loss, state
-
-
-class _StopFlag:
-    """SIGINT/SIGTERM -> finish the batch, checkpoint, stop; a second signal stops at once."""
-
-    def __init__(self, quiet: bool):
-        self.set, self.quiet, self._old = False, quiet, {}
-
-    def _handle(self, signum, frame):
-        if self.set:
-            raise KeyboardInterrupt
-        self.set = True
-        if not self.quiet:
-            print("\nstopping after this batch and saving a checkpoint "
-                  "(press Ctrl-C again to stop at once, without one)", file=sys.stderr)
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            for s in (signal.SIGINT, signal.SIGTERM):
-                self._old[s] = signal.signal(s, self._handle)
-        return self
-
-    def __exit__(self, *exc):
-        for s, h in self._old.items():
-            signal.signal(s, h)
-
-
-def _detach(state):
-    return None if state is None else tuple(s.detach() for s in state)
-
-
-def train_step(objective: nn.Module, opt: torch.optim.Optimizer, params: list, x: torch.Tensor,
-               y: torch.Tensor, state, clip: float):
-    """One optimizer step on window ``x -> y`` (B, T); returns (loss tensor, new state).
-
-    The carried LSTM state is detached first: gradients stop at the window edge.
-    """
-    opt.zero_grad(set_to_none=True)
-    loss, state = objective(x, y, _detach(state))
-    loss.backward()
-    if clip > 0:
-        # foreach: one fused kernel over all gradients instead of one per tensor
-        nn.utils.clip_grad_norm_(params, clip, foreach=True)
-    opt.step()
-    return loss.detach(), state
-
-
-@torch.no_grad()
-def evaluate(model: nn.Module, data: torch.Tensor, scored: torch.Tensor, bptt: int, unk_id: int,
-             stateful: bool, device: torch.device, info: DistInfo) -> tuple[float, int]:
-    """Summed NLL (nats) and count of the scored, non-<unk> targets of (rows, L+1)
-    ``data`` (see :func:`lm.neural_data.eval_layout`), over all processes."""
-    model.eval()
-    total, count, state = 0.0, 0, None
-    for i in windows(data.shape[1], bptt):
-        seq = min(bptt, data.shape[1] - 1 - i)
-        x, y = data[:, i:i + seq], data[:, i + 1:i + 1 + seq]       # (E, seq)
-        h, state = model.features(x, state if stateful else None)
-        nll = token_nll(h.reshape(-1, h.shape[-1]), model.decoder.weight, model.decoder.bias,
-                        y.reshape(-1))
-        keep = (y.reshape(-1) != unk_id) & scored[:, i:i + seq].reshape(-1)
-        total += float(nll[keep].sum())
-        count += int(keep.sum())
-    model.train()
-    total, count = agree([total, count], device, info, op="sum")
-    return total, int(count)
+def train_model(corpus: Corpus, out_dir: Path, settings: dict, run: TrainRun) -> dict:
+    """The registered trainer of ``lstm`` and ``transformer`` (see :mod:`lm.registry`)."""
+    config, options = neural_configs(run.arch, settings, run.seed)
+    return train_neural(corpus, out_dir, config, options, lang=run.lang, resume=run.resume,
+                        quiet=run.quiet, on_step=run.on_step)
 
 
 def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: TrainOptions, *,
@@ -203,7 +84,7 @@ def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: Train
     """
     out_dir = Path(out_dir)
     info = dist_info()
-    device = resolve_device(options.device, info)
+    device = resolve_device(options.device, local_rank=info.local_rank if info.world > 1 else None)
     old_threads = torch.get_num_threads()
     if device.type == "cpu":
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -214,202 +95,274 @@ def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: Train
         torch.backends.cudnn.allow_tf32 = True
     try:
         with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else []):
-            return _train(corpus, out_dir, config, options, lang, resume, quiet, on_step,
-                          device, info)
+            training = _Training.set_up(corpus, out_dir, config, options, resume, device, info,
+                                        quiet=quiet, on_step=on_step)
+            return training.run(lang)
     finally:
         torch.set_num_threads(old_threads)
 
 
-def _train(corpus, out_dir, config, options, lang, resume, quiet, on_step, device, info):
-    rank0 = info.rank == 0
-    if resume:
-        vocab = load_vocabulary(out_dir, config.tokenizer)
-    else:
-        if rank0:
+@dataclass(eq=False)
+class _Training:
+    """One training run: set up once (:meth:`set_up`), then epochs (:meth:`epoch`),
+    each ending in a validation (:meth:`validate`) and a checkpoint (:meth:`checkpoint`).
+    ``progress`` is all that changes from step to step besides the weights, the
+    optimizer, the carried LSTM ``state`` and the RNG: what a checkpoint saves."""
+
+    corpus: Corpus
+    out_dir: Path
+    config: LMConfig
+    options: TrainOptions
+    device: torch.device
+    info: DistInfo
+    vocab: object                    # lm.neural_data.Vocabulary
+    model: nn.Module
+    objective: nn.Module             # the model's loss, wrapped for DDP when distributed
+    opt: torch.optim.Optimizer
+    train: torch.Tensor              # (B, L) training rows of this process
+    valid: torch.Tensor              # (E, Lv+1) validation rows of this process
+    scored: torch.Tensor             # (E, Lv) which validation targets it scores
+    starts: list                     # window starts in the training rows
+    n_train: int                     # training tokens (all processes)
+    quiet: bool = False
+    on_step: Callable[[int], None] | None = None
+
+    def __post_init__(self):
+        self.params = list(self.model.parameters())
+        self.rank0 = self.info.rank == 0
+        self.stateful = self.config.kind == "lstm"
+        self.bptt, self.max_steps = self.options.bptt, self.options.max_steps
+        self.fixed = {k: v for k, v in asdict(self.options).items() if k not in RESUMABLE_CHANGES}
+        self.progress = Progress(lr=self.options.lr)
+        self.state = None                # the LSTM state carried from window to window
+        self.started = self.last_ckpt = time.monotonic()
+        self.t0 = time.perf_counter()    # start of the stretch whose time is not yet counted
+        # Losses are summed on the device and read back every few steps only: a
+        # float() per step would stall a GPU's queue.
+        self.pending = torch.zeros((), device=self.device)
+
+    @classmethod
+    def set_up(cls, corpus, out_dir: Path, config: LMConfig, options: TrainOptions, resume: bool,
+               device: torch.device, info: DistInfo, **hooks) -> "_Training":
+        """Vocabulary, data, model and optimizer (and, with ``resume``, the checkpoint)."""
+        if not resume and info.rank == 0:
             build_vocabulary(corpus, out_dir, tokenizer=config.tokenizer,
                              vocab_size=options.vocab_size,
                              sp_vocab_size=options.sp_vocab_size, seed=options.seed)
-        barrier()
+        if not resume:
+            barrier()
         vocab = load_vocabulary(out_dir, config.tokenizer)
-    config = replace(config, vocab_size=len(vocab.tokens))
-    stateful = config.kind == "lstm"
-    bptt = options.bptt
-    if not stateful and bptt > config.max_len:
-        raise LMError(f"--bptt {bptt} exceeds the transformer's context --max-len {config.max_len}")
+        config = replace(config, vocab_size=len(vocab.tokens))
+        if config.kind != "lstm" and options.bptt > config.max_len:
+            raise FieldError(f"{{bptt}} {options.bptt} exceeds the transformer's context "
+                             f"{{max_len}} {config.max_len}")
+        data = _data(corpus, vocab, options, device, info)
+        torch.manual_seed(options.seed)
+        model = build_model(config).to(device)
+        if info.rank:
+            torch.manual_seed(options.seed + 7919 * info.rank)   # other dropout masks per process
+        objective = Objective(model)
+        if info.world > 1:
+            objective = nn.parallel.DistributedDataParallel(
+                objective, device_ids=[device.index] if device.type == "cuda" else None)
+        optimizers = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}
+        if options.optimizer not in optimizers:
+            raise LMError(f"unknown optimizer {options.optimizer!r} (known: sgd, adam)")
+        opt = optimizers[options.optimizer](list(model.parameters()), lr=options.lr, foreach=True)
+        training = cls(corpus, out_dir, config, options, device, info, vocab, model, objective,
+                       opt, **data, **hooks)
+        if resume:
+            training.resume()
+        training.set_lr(training.progress.lr)
+        return training
 
+    def resume(self) -> None:
+        """Weights, optimizer, progress, carried state and RNG from the checkpoint."""
+        ckpt = load_checkpoint(self.out_dir, config=self.config.to_dict(), options=self.fixed,
+                               corpus_sha256=self.corpus.sha256, world_size=self.info.world,
+                               may_change=("lr",))
+        self.model.load_state_dict(ckpt["model"])
+        self.opt.load_state_dict(ckpt["optimizer"])
+        self.progress = ckpt["progress"]
+        if ckpt["options"].get("lr") != self.options.lr:   # after a divergence: a lower lr
+            self.progress.lr = self.options.lr
+        rank = self.info.rank
+        saved = ckpt["states"][rank]
+        self.state = None if saved is None else tuple(t.to(self.device) for t in saved)
+        torch.set_rng_state(ckpt["rng"][rank])
+        if self.device.type == "cuda" and ckpt["cuda_rng"][rank] is not None:
+            torch.cuda.set_rng_state(ckpt["cuda_rng"][rank], self.device)
+        p = self.progress
+        if not self.quiet and self.rank0:
+            print(f"resuming at epoch {p.epoch + 1}, batch {p.batch}, step {p.step}",
+                  file=sys.stderr)
+
+    def set_lr(self, lr: float) -> None:
+        self.progress.lr = lr
+        for group in self.opt.param_groups:
+            group["lr"] = lr
+
+    def run(self, lang: str) -> dict:
+        """Epochs until ``epochs`` or ``max_steps``; then the metrics (and config.json)."""
+        p, options = self.progress, self.options
+        self.started = time.monotonic() - p.elapsed
+        self.objective.train()
+        with StopFlag(self.quiet or not self.rank0) as stop:
+            while p.epoch < options.epochs and (self.max_steps is None
+                                                or p.step < self.max_steps):
+                if not self.epoch(stop):
+                    break                                   # max_steps reached mid-epoch
+                if not self.validate(p.epoch + 1):
+                    self.set_lr(p.lr / options.lr_decay)    # no better than before: anneal
+                p.epoch, p.batch, self.state = p.epoch + 1, 0, None
+                self.checkpoint()
+        if p.batch > 0 or p.best is None:
+            self.validate(p.epoch + 1)                      # the partial last epoch
+        metrics = self.metrics()
+        if self.rank0:
+            write_config(self.out_dir, self.config, options, self.corpus, lang, metrics)
+        return metrics
+
+    def epoch(self, stop: "StopFlag") -> bool:
+        """The batches left of the current epoch; False when max_steps ends it early."""
+        p = self.progress
+        if p.batch == 0:
+            self.state = None
+            p.loss_sum, p.loss_steps, p.tokens, p.train_time = 0.0, 0, 0, 0.0
+        n = len(self.starts)
+        bar = tqdm(total=n, initial=p.batch, desc=f"epoch {p.epoch + 1}", unit="batch",
+                   file=sys.stderr, disable=self.quiet or not self.rank0, leave=False,
+                   dynamic_ncols=True)
+        self.t0 = time.perf_counter()
+        try:
+            for b in range(p.batch, n):
+                self.step(b)
+                bar.update(1)
+                last = b + 1 == n or (self.max_steps is not None and p.step >= self.max_steps)
+                if p.loss_steps % SYNC_EVERY == 0 or last:
+                    self.report(bar)
+                self.stop_or_checkpoint(stop)
+                if self.max_steps is not None and p.step >= self.max_steps:
+                    break
+        finally:
+            bar.close()
+        return p.batch == n
+
+    def step(self, b: int) -> None:
+        """Optimizer step on window ``b`` of the training rows."""
+        p, train = self.progress, self.train
+        i = self.starts[b]
+        seq = min(self.bptt, train.shape[1] - 1 - i)
+        x, y = train[:, i:i + seq], train[:, i + 1:i + 1 + seq]            # (B, seq)
+        loss, self.state = train_step(self.objective, self.opt, self.params, x, y,
+                                      self.state if self.stateful else None, self.options.clip)
+        self.pending += loss
+        p.step, p.batch = p.step + 1, b + 1
+        p.loss_steps += 1
+        p.tokens += x.numel() * self.info.world
+        if self.on_step is not None:
+            self.on_step(p.step)
+
+    def report(self, bar) -> None:
+        """Read the summed loss back; the bar's running perplexity and throughput."""
+        p = self.progress
+        self.flush()
+        now = time.perf_counter()
+        p.train_time += now - self.t0
+        self.t0 = now
+        running = p.loss_sum / p.loss_steps
+        bar.set_postfix(ppl=f"{math.exp(min(running, 700)):.1f}",
+                        tok_s=f"{p.tokens / p.train_time:.0f}", lr=f"{p.lr:g}")
+
+    def flush(self) -> None:
+        self.progress.loss_sum += float(self.pending)
+        self.pending.zero_()
+        check_finite(self.progress.loss_sum, self.progress.step, self.out_dir)
+
+    def stop_or_checkpoint(self, stop: "StopFlag") -> None:
+        """Stop and checkpoint decisions: every step alone; every SYNC_EVERY steps (the
+        same steps on every process) when distributed."""
+        p, options = self.progress, self.options
+        if self.info.world > 1 and p.step % SYNC_EVERY:
+            return
+        due = (options.checkpoint_minutes > 0 and self.rank0
+               and time.monotonic() - self.last_ckpt >= 60 * options.checkpoint_minutes)
+        stop_now, due = agree([float(stop.set), float(due)], self.device, self.info)
+        if stop_now or due:
+            self.flush()
+            self.checkpoint()
+        if stop_now:
+            raise TrainingInterrupted(
+                f"training interrupted at epoch {p.epoch + 1}, step {p.step}; checkpoint "
+                f"saved in {literal(self.out_dir)}. Continue with the same command and "
+                f"{{resume}}")
+
+    def validate(self, epoch_label) -> bool:
+        """Validation loss, a train_log.tsv row, model.pt when better; True when better."""
+        p = self.progress
+        nll, count = evaluate(self.model, self.valid, self.scored, self.bptt, self.vocab.unk_id,
+                              self.stateful, self.device, self.info)
+        loss = nll / max(count, 1)
+        check_finite(loss, p.step, self.out_dir)
+        tps = p.tokens / p.train_time if p.train_time else 0.0
+        train_loss = p.loss_sum / max(p.loss_steps, 1)
+        p.log.append([epoch_label, p.step, round(train_loss, 4),
+                      round(math.exp(min(loss, 700)), 3), round(tps, 1), p.lr])
+        improved = p.best is None or loss < p.best
+        if improved:
+            p.best, p.valid_tokens = loss, count
+            if self.rank0:
+                save_model(self.model, self.config.to_dict(), self.out_dir)
+        if self.rank0:
+            write_log(self.out_dir, p.log)
+            if not self.quiet:
+                print(f"epoch {epoch_label}: step {p.step}, train ppl "
+                      f"{math.exp(min(train_loss, 700)):.1f}, "
+                      f"valid ppl {math.exp(min(loss, 700)):.2f}, "
+                      f"lr {p.lr:g}, {tps:.0f} tokens/s", file=sys.stderr)
+        return improved
+
+    def checkpoint(self) -> None:
+        """checkpoint.pt (rank 0), with every process's state and RNG; never of a broken model."""
+        p, info, device = self.progress, self.info, self.device
+        p.elapsed = time.monotonic() - self.started
+        if not all(bool(torch.isfinite(w).all()) for w in self.model.parameters()):
+            check_finite(float("nan"), p.step, self.out_dir, "weights")
+        states = gather(None if self.state is None else tuple(t.cpu() for t in self.state), info)
+        rngs = gather(torch.get_rng_state(), info)
+        cuda_rngs = gather(torch.cuda.get_rng_state(device) if device.type == "cuda" else None,
+                           info)
+        if self.rank0:
+            save_checkpoint({"config": self.config.to_dict(), "options": self.fixed,
+                             "corpus_sha256": self.corpus.sha256, "world_size": info.world,
+                             "model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
+                             "progress": asdict(p), "states": states, "rng": rngs,
+                             "cuda_rng": cuda_rngs}, self.out_dir)
+        self.last_ckpt = time.monotonic()
+
+    def metrics(self) -> dict:
+        p = self.progress
+        seconds = time.monotonic() - self.started
+        rows = self.options.batch_size * self.info.world
+        return {"valid_ppl": math.exp(min(p.best, 700)), "valid_tokens": int(p.valid_tokens),
+                "train_tokens": self.n_train, "steps": p.step,
+                "epochs": round(p.epoch + p.batch / len(self.starts), 4),
+                "seconds": round(seconds, 1),
+                "tokens_per_s": round(p.step * rows * self.bptt / seconds, 1) if seconds else 0.0,
+                "parameters": n_parameters(self.model), "device": self.device.type,
+                "world_size": self.info.world}
+
+
+def _data(corpus, vocab, options: TrainOptions, device: torch.device, info: DistInfo) -> dict:
+    """The training rows (B, L) of this process, its validation block (E, Lv+1) with the
+    mask of the targets it scores, the window starts and the training token count."""
     train_ids, valid_ids = encode_split(corpus.train, vocab), encode_split(corpus.valid, vocab)
     rows = options.batch_size * info.world
-    check_trainable(train_ids.numel(), valid_ids.numel() // info.world, rows, bptt,
+    check_trainable(train_ids.numel(), valid_ids.numel() // info.world, rows, options.bptt,
                     (corpus.train, corpus.valid))
     train = row_block(batchify(train_ids, rows), info.rank, info.world).to(device)   # (B, L)
     eval_rows = max(1, min(options.eval_batch_size, valid_ids.numel() // (2 * info.world)))
     valid, scored = (row_block(t, info.rank, info.world).to(device) for t in
                      eval_layout(valid_ids, eval_rows * info.world, vocab.eos_id))  # (E, Lv+1)
-    starts = windows(train.shape[1], bptt)
-
-    torch.manual_seed(options.seed)
-    model = build_model(config).to(device)
-    if info.rank:
-        torch.manual_seed(options.seed + 7919 * info.rank)   # other dropout masks per process
-    objective = Objective(model)
-    if info.world > 1:
-        objective = nn.parallel.DistributedDataParallel(
-            objective, device_ids=[device.index] if device.type == "cuda" else None)
-    params = list(model.parameters())
-    if options.optimizer == "sgd":
-        opt = torch.optim.SGD(params, lr=options.lr, foreach=True)
-    elif options.optimizer == "adam":
-        opt = torch.optim.Adam(params, lr=options.lr, foreach=True)
-    else:
-        raise LMError(f"unknown optimizer {options.optimizer!r} (known: sgd, adam)")
-
-    fixed = {k: v for k, v in asdict(options).items() if k not in RESUMABLE_CHANGES}
-    s = {"epoch": 0, "batch": 0, "step": 0, "lr": options.lr, "best": None, "log": [],
-         "elapsed": 0.0, "loss_sum": 0.0, "loss_steps": 0, "tokens": 0, "train_time": 0.0}
-    state = None
-    if resume:
-        ckpt = load_checkpoint(out_dir, config=config.to_dict(), options=fixed,
-                               corpus_sha256=corpus.sha256, world_size=info.world,
-                               may_change=("lr",))
-        model.load_state_dict(ckpt["model"])
-        opt.load_state_dict(ckpt["optimizer"])
-        s.update(ckpt["progress"])
-        if ckpt["options"].get("lr") != options.lr:   # after a divergence: resume with a lower --lr
-            s["lr"] = options.lr
-        saved_state = ckpt["states"][info.rank]
-        state = None if saved_state is None else tuple(t.to(device) for t in saved_state)
-        torch.set_rng_state(ckpt["rng"][info.rank])
-        if device.type == "cuda" and ckpt["cuda_rng"][info.rank] is not None:
-            torch.cuda.set_rng_state(ckpt["cuda_rng"][info.rank], device)
-        if not quiet and rank0:
-            print(f"resuming at epoch {s['epoch'] + 1}, batch {s['batch']}, step {s['step']}",
-                  file=sys.stderr)
-    for group in opt.param_groups:
-        group["lr"] = s["lr"]
-
-    def checkpoint():
-        if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
-            check_finite(float("nan"), s["step"], out_dir, "weights")   # never save a broken model
-        states = gather(None if state is None else tuple(t.cpu() for t in state), info)
-        rngs = gather(torch.get_rng_state(), info)
-        cuda_rngs = gather(torch.cuda.get_rng_state(device) if device.type == "cuda" else None,
-                           info)
-        if rank0:
-            save_checkpoint({"config": config.to_dict(), "options": fixed,
-                             "corpus_sha256": corpus.sha256, "world_size": info.world,
-                             "model": model.state_dict(), "optimizer": opt.state_dict(),
-                             "progress": dict(s), "states": states, "rng": rngs,
-                             "cuda_rng": cuda_rngs}, out_dir)
-
-    def validate_and_log(epoch_label):
-        nll, count = evaluate(model, valid, scored, bptt, vocab.unk_id, stateful, device, info)
-        loss = nll / max(count, 1)
-        check_finite(loss, s["step"], out_dir)
-        tps = s["tokens"] / s["train_time"] if s["train_time"] else 0.0
-        train_loss = s["loss_sum"] / max(s["loss_steps"], 1)
-        s["log"].append([epoch_label, s["step"], round(train_loss, 4),
-                         round(math.exp(min(loss, 700)), 3), round(tps, 1), s["lr"]])
-        improved = s["best"] is None or loss < s["best"]
-        if improved:
-            s["best"], s["valid_tokens"] = loss, count
-            if rank0:
-                save_model(model, config.to_dict(), out_dir)
-        if rank0:
-            write_log(out_dir, s["log"])
-            if not quiet:
-                print(f"epoch {epoch_label}: step {s['step']}, train ppl "
-                      f"{math.exp(min(train_loss, 700)):.1f}, "
-                      f"valid ppl {math.exp(min(loss, 700)):.2f}, "
-                      f"lr {s['lr']:g}, {tps:.0f} tokens/s", file=sys.stderr)
-        return improved
-
-    max_steps = options.max_steps
-    started = time.monotonic() - s["elapsed"]
-    last_ckpt = time.monotonic()
-    # Losses are summed on the device and read back every few steps only: a
-    # float() per step would stall a GPU's queue.
-    pending = torch.zeros((), device=device)
-
-    def flush():
-        s["loss_sum"] += float(pending)
-        pending.zero_()
-        check_finite(s["loss_sum"], s["step"], out_dir)
-
-    objective.train()
-    with _StopFlag(quiet or not rank0) as stop:
-        while s["epoch"] < options.epochs and (max_steps is None or s["step"] < max_steps):
-            if s["batch"] == 0:
-                state = None
-                s.update(loss_sum=0.0, loss_steps=0, tokens=0, train_time=0.0)
-            bar = tqdm(total=len(starts), initial=s["batch"], desc=f"epoch {s['epoch'] + 1}",
-                       unit="batch", file=sys.stderr, disable=quiet or not rank0, leave=False,
-                       dynamic_ncols=True)
-            t0 = time.perf_counter()
-            for b in range(s["batch"], len(starts)):
-                i = starts[b]
-                seq = min(bptt, train.shape[1] - 1 - i)
-                x, y = train[:, i:i + seq], train[:, i + 1:i + 1 + seq]           # (B, seq)
-                loss, state = train_step(objective, opt, params, x, y,
-                                         state if stateful else None, options.clip)
-                pending += loss
-                s["step"], s["batch"] = s["step"] + 1, b + 1
-                s["loss_steps"] += 1
-                s["tokens"] += x.numel() * info.world
-                if on_step is not None:
-                    on_step(s["step"])
-                bar.update(1)
-                last = b + 1 == len(starts) or (max_steps is not None and s["step"] >= max_steps)
-                if s["loss_steps"] % SYNC_EVERY == 0 or last:
-                    flush()
-                    now = time.perf_counter()
-                    s["train_time"] += now - t0
-                    t0 = now
-                    running = s["loss_sum"] / s["loss_steps"]
-                    bar.set_postfix(ppl=f"{math.exp(min(running, 700)):.1f}",
-                                    tok_s=f"{s['tokens'] / s['train_time']:.0f}", lr=f"{s['lr']:g}")
-                # Stop and checkpoint decisions: every step alone; every SYNC_EVERY
-                # steps (the same steps on every process) when distributed.
-                if info.world == 1 or s["step"] % SYNC_EVERY == 0:
-                    due = (options.checkpoint_minutes > 0 and rank0
-                           and time.monotonic() - last_ckpt >= 60 * options.checkpoint_minutes)
-                    stop_now, due = agree([float(stop.set), float(due)], device, info)
-                    if stop_now or due:
-                        flush()
-                        s["elapsed"] = time.monotonic() - started
-                        checkpoint()
-                        last_ckpt = time.monotonic()
-                    if stop_now:
-                        bar.close()
-                        raise TrainingInterrupted(
-                            f"training interrupted at epoch {s['epoch'] + 1}, step {s['step']}; "
-                            f"checkpoint saved in {out_dir}. Continue with the same command "
-                            f"and --resume")
-                if max_steps is not None and s["step"] >= max_steps:
-                    break
-            bar.close()
-            if s["batch"] < len(starts):
-                break                                       # max_steps reached mid-epoch
-            if not validate_and_log(s["epoch"] + 1):
-                s["lr"] /= options.lr_decay                 # no better than before: anneal
-                for group in opt.param_groups:
-                    group["lr"] = s["lr"]
-            s["epoch"], s["batch"], state = s["epoch"] + 1, 0, None
-            s["elapsed"] = time.monotonic() - started
-            checkpoint()
-            last_ckpt = time.monotonic()
-    if s["batch"] > 0 or s["best"] is None:
-        validate_and_log(s["epoch"] + 1)                    # the partial last epoch
-
-    seconds = time.monotonic() - started
-    n_train = int(train_ids.numel())
-    metrics = {"valid_ppl": math.exp(min(s["best"], 700)), "valid_tokens": int(s["valid_tokens"]),
-               "train_tokens": n_train, "steps": s["step"],
-               "epochs": round(s["epoch"] + s["batch"] / len(starts), 4),
-               "seconds": round(seconds, 1),
-               "tokens_per_s": round(s["step"] * rows * bptt / seconds, 1) if seconds else 0.0,
-               "parameters": n_parameters(model), "device": device.type,
-               "world_size": info.world}
-    if rank0:
-        write_config(out_dir, config, options, corpus, lang, metrics)
-    return metrics
-
+    return {"train": train, "valid": valid, "scored": scored,
+            "starts": windows(train.shape[1], options.bptt), "n_train": int(train_ids.numel())}

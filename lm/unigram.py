@@ -40,6 +40,7 @@ from formats.vocab import VOCAB_CHECKSUM
 from formats.vocab import EOS, read_vocab
 from lm.corpus import Corpus, read_counts, read_sentences
 from lm.errors import LMError
+from lm.registry import Trainer, TrainRun, register_trainer
 
 
 def train_unigram(corpus: Corpus, out_dir: Path) -> dict:
@@ -144,6 +145,12 @@ def load_unigram(model_dir: Path, config: dict, **options) -> UnigramScorer:
     return UnigramScorer(vocab, [table[w] for w in vocab], name=model_dir.name)
 
 
+def train_model(corpus: Corpus, out_dir: Path, settings: dict, run: TrainRun) -> dict:
+    """The registered trainer (see :mod:`lm.registry`): :func:`train_unigram` (the corpus
+    vocabulary already cut to ``settings["vocab_size"]`` words by the caller)."""
+    return train_unigram(corpus, out_dir)
+
+
 def _log_probs(counts: Sequence[int]) -> list[float]:
     """Add-one smoothed natural-log probabilities."""
     denom = math.log(sum(counts) + len(counts))
@@ -151,5 +158,8 @@ def _log_probs(counts: Sequence[int]) -> list[float]:
 
 
 register("unigram", load_unigram)
+# vocab_size: as for kn5; no presets (counting has no model size)
+register_trainer(Trainer(arch="unigram", train="lm.unigram:train_model",
+                         defaults={"vocab_size": None}, capped_vocab=True))
 
 __all__ = ["train_unigram", "UnigramScorer", "load_unigram"]

@@ -287,7 +287,7 @@ def test_nan_learning_rate_stops_with_a_clear_error(corpus, tmp_path):
     r = agree("train-lm", corpus, *TINY_LSTM, "--lr", "nan", "--out", tmp_path / "m")
     assert r.exit_code == 2 and "Error: Invalid value for '--lr': 'nan' is not a finite number" in r.output
     with pytest.raises(LMError, match=r"^training diverged at step \d+ \((loss|weights) nan\); no checkpoint "
-                                      r"was saved before it; start again with a lower --lr$"):
+                                      r"was saved before it; start again with a lower lr$"):
         train_lm([corpus], tmp_path / "m", arch="lstm", size="small", emb_size=16, hidden_size=16,
                  batch_size=4, bptt=8, lr=float("nan"), threads=1, max_steps=30, quiet=True,
                  checkpoint_minutes=0.0001)

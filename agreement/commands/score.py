@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import POSITIVE_INT, invocation_argv, log, out_option, quiet_option, seed_option
+from agreement.options import POSITIVE_INT, device_option, invocation_argv, log, out_option, quiet_option, seed_option
 from agreement.score_dir import ScoreOptions, score_to_dir
 
 
@@ -44,8 +44,9 @@ from agreement.score_dir import ScoreOptions, score_to_dir
 @click.option("--carry-state", is_flag=True,
               help="Carry the hidden state across sentences, as the released code does.")
 @click.option("--batch-size", type=POSITIVE_INT, default=None,
-              help="Sequences per forward pass (backend default; Hugging Face: 32 causal, 64 masked).")
-@click.option("--device", default=None, help="auto, cpu, cuda, cuda:1 ... (default auto: CUDA when present).")
+              help="Sequences per forward pass (backend default; Hugging Face: 32 causal, 64 "
+                   "masked); the same unit as train-lm's --batch-size.")
+@device_option
 @click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
               help="Weights of Hugging Face/GGUF models (default float32); log-softmax is always fp32.")
 @click.option("--engine", type=click.Choice(["auto", "llama.cpp", "transformers"]), default=None,

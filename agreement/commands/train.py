@@ -1,51 +1,61 @@
-"""``agree train-lm``: corpus, dump or text -> LSTM, transformer, 5-gram KN or unigram model."""
+"""``agree train-lm``: corpus, dump or text -> LSTM, transformer, 5-gram KN or unigram model.
+
+The architectures, the presets (``--size``) and their settings come from the training
+registry (:mod:`lm.registry`); the help text lists the presets from there. The
+library names settings as fields (``emb_size``); this command's options carry those
+names, so the CLI edge (:func:`agreement.cli.spell_fields`) writes them as options in
+error messages.
+"""
 from __future__ import annotations
 
 import os
 
 import click
 
-from agreement.options import (invocation_argv, DROPOUT, NON_NEGATIVE, POSITIVE, POSITIVE_INT, log, out_option, quiet_option,
-                                seed_option)
-
-ARCHS = ("lstm", "transformer", "kn5", "unigram")
+from agreement.options import (DROPOUT, NON_NEGATIVE, POSITIVE, POSITIVE_INT, device_option,
+                               invocation_argv, log, out_option, quiet_option, seed_option)
+from lm.registry import DEFAULT_ARCH, DEFAULT_SIZE, sizes, trainers
+from lm.train_dir import train_lm_to_dir
 
 
 @click.command("train-lm")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--lang", help="Language of dumps/text files (needed to prepare a corpus; "
                              "a corpus directory knows its own).")
-@click.option("--arch", type=click.Choice(ARCHS), default="lstm", show_default=True,
-              help="Model architecture.")
-@click.option("--size", type=click.Choice(["small", "paper"]), default="paper", show_default=True,
-              help="Preset: paper = Gulordava et al.'s recipe (2x650 LSTM, 50k words, 40 "
-                   "epochs); small = minutes on a CPU (2x200 LSTM, 10k words, 3 epochs).")
+@click.option("--arch", type=click.Choice(list(trainers())), default=DEFAULT_ARCH,
+              show_default=True, help="Model architecture.")
+@click.option("--size", type=click.Choice(sizes()), default=DEFAULT_SIZE, show_default=True,
+              help="Preset: a named set of the architecture's settings (listed below); "
+                   "paper = Gulordava et al.'s recipe, small = minutes on a CPU. An option "
+                   "given overrides its preset value.")
 @click.option("--epochs", type=POSITIVE_INT, help="Passes over the training split (preset).")
 @click.option("--max-steps", type=POSITIVE_INT, help="Stop after this many optimizer steps.")
-@click.option("--batch-size", type=POSITIVE_INT, help="Batch rows per process (preset: 64 paper).")
-@click.option("--bptt", type=POSITIVE_INT, help="Tokens per truncated-backprop window (35).")
-@click.option("--lr", type=POSITIVE, help="Initial learning rate (LSTM SGD: 20), divided by 4 "
+@click.option("--batch-size", type=POSITIVE_INT,
+              help="Sequences per forward pass (as score's --batch-size): rows of the training "
+                   "stream, --bptt tokens each, per optimizer step and process (preset).")
+@click.option("--bptt", type=POSITIVE_INT, help="Tokens per truncated-backprop window (preset).")
+@click.option("--lr", type=POSITIVE, help="Initial learning rate (preset), divided by 4 "
                                        "when validation perplexity does not improve.")
-@click.option("--clip", type=NON_NEGATIVE, help="Gradient norm clipping (0.25).")
+@click.option("--clip", type=NON_NEGATIVE, help="Gradient norm clipping (preset).")
 @click.option("--emb", "emb_size", type=POSITIVE_INT, help="Embedding size.")
 @click.option("--hidden", "hidden_size", type=POSITIVE_INT, help="Hidden units per layer / model width.")
 @click.option("--layers", type=POSITIVE_INT, help="LSTM layers / transformer blocks.")
-@click.option("--dropout", type=DROPOUT, help="Dropout (0.2).")
+@click.option("--dropout", type=DROPOUT, help="Dropout (preset).")
 @click.option("--tied/--no-tied", default=None, help="Tie decoder and embedding weights "
                                                      "(needs --emb = --hidden).")
 @click.option("--heads", type=POSITIVE_INT, help="Transformer attention heads.")
 @click.option("--max-len", type=POSITIVE_INT, help="Transformer context length (>= --bptt).")
-@click.option("--vocab-size", type=POSITIVE_INT, help="Word models: keep this many most frequent words "
-                                             "(small: 10000; paper: the corpus's 50k).")
+@click.option("--vocab-size", type=POSITIVE_INT, help="Word models: keep this many most frequent "
+                                                      "words (none: the corpus vocabulary).")
 @click.option("--tokenizer", type=click.Choice(["word", "sentencepiece"]), help="Word-level "
               "(default) or sentencepiece subwords trained on the training split.")
-@click.option("--sp-vocab-size", type=POSITIVE_INT, help="Sentencepiece pieces (8000).")
-@click.option("--order", type=POSITIVE_INT, help="kn5: n-gram order (5).")
-@click.option("--checkpoint-minutes", type=POSITIVE, help="Minutes between checkpoints (10; "
-                                                       "also at each epoch end and on Ctrl-C).")
+@click.option("--sp-vocab-size", type=POSITIVE_INT, help="Sentencepiece pieces.")
+@click.option("--order", type=POSITIVE_INT, help="kn5: n-gram order.")
+@click.option("--checkpoint-minutes", type=POSITIVE, help="Minutes between checkpoints (also "
+                                                       "at each epoch end and on Ctrl-C).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run from its checkpoint "
                                              "in OUT.partial (same command otherwise).")
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), help="auto: CUDA if present.")
+@device_option
 @click.option("--threads", type=POSITIVE_INT, help="CPU threads per process (default: all cores).")
 @seed_option
 @quiet_option
@@ -67,8 +77,6 @@ def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, o
       agree train-lm kind-it.txt --lang it --arch transformer --size small \\
         --tokenizer sentencepiece --out it-tf
     """
-    from lm.train_dir import train_lm_to_dir  # lazy: lm.train is imported only when training
-
     # Ctrl-C: lm.train saves a checkpoint and raises TrainingInterrupted, which the
     # CLI edge reports as one "Interrupted: ..." line with exit code 130.
     result = train_lm_to_dir(out, inputs, arch=arch, lang=lang, size=size, epochs=epochs, max_steps=max_steps,
@@ -78,3 +86,42 @@ def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, o
     quiet = quiet or os.environ.get("RANK", "0") != "0"   # torchrun: one report, from rank 0
     log(f"{arch}: validation perplexity {m['valid_ppl']:.2f} over {m['valid_tokens']} tokens "
         f"(<unk> excluded) -> {out}", quiet)
+
+
+def presets_help(command: click.Command) -> str:
+    """The presets and defaults of every architecture, as this command's options (for
+    ``--help``; read from the registry, so the help never disagrees with training)."""
+    flags = {p.name: p for p in command.params if isinstance(p, click.Option)}
+
+    def spell(name, value):
+        option = flags.get(name)
+        if isinstance(value, bool) and option is not None and option.secondary_opts:
+            return option.opts[0] if value else option.secondary_opts[0]
+        shown = "none" if value is None else f"{value:g}" if isinstance(value, float) else value
+        return f"{option.opts[0] if option is not None else name} {shown}"
+
+    lines = ["Presets (--size) and defaults, by architecture:"]
+    for arch, trainer in trainers().items():
+        in_presets = {name for preset in trainer.presets.values() for name in preset}
+        entries = [(f"{arch} {size}:", preset) for size, preset in trainer.presets.items()]
+        rest = {k: v for k, v in trainer.defaults.items() if k not in in_presets and k in flags
+                and (v is not None or not trainer.presets)}
+        entries.append((f"{arch}, every size:" if trainer.presets else f"{arch}:", rest))
+        for label, settings in entries:
+            lines += _packed([label] + [spell(k, v) + "," for k, v in settings.items()])
+    return "\b\n" + "\n".join(lines).rstrip(",")
+
+
+def _packed(words: list[str], width: int = 78) -> list[str]:
+    """``words`` in lines of at most ``width`` characters, indented, never split."""
+    lines = ["  " + words[0]]
+    for word in words[1:]:
+        if len(lines[-1]) + 1 + len(word) > width:
+            lines.append("      " + word)
+        else:
+            lines[-1] += " " + word
+    lines = [line.rstrip(",") if i == len(lines) - 1 else line for i, line in enumerate(lines)]
+    return lines
+
+
+train_lm.epilog = presets_help(train_lm)
