@@ -36,7 +36,7 @@ from agreement.score_dir import ScoreOptions, score_to_dir
 from formats.manifest import atomic_output_dir, read_manifest, write_manifest
 from formats.vocab import vocab_words
 from lm.corpus import corpus_to_dir
-from lm.train import TrainingInterrupted
+from lm.errors import TrainingInterrupted
 from lm.train_dir import train_lm_to_dir
 from nonce.nonce_dir import nonce_to_dir
 from treebanks.cache import default_cache_dir
