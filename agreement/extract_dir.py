@@ -6,13 +6,12 @@ and with ``fmt="colorlessgreen"`` the paper's generated.text/.gold/.eval/.tab.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Sequence
 
 from agreement.extract import CONSTRUCTIONS_FILE, ExtractConfig, ExtractResult, extract_items, write_constructions
 from formats.colorlessgreen import write_colorlessgreen
 from formats.items import ITEMS_FILE, write_items
-from formats.manifest import atomic_output_dir, rooted, write_manifest
+from formats.manifest import as_given, atomic_output_dir, rooted, write_manifest
 from treebanks.paradigms import PARADIGMS_FILE
 
 FORMATS = ("tsv", "colorlessgreen")
@@ -36,7 +35,7 @@ def extract_to_dir(out: str | os.PathLike, treebanks: Sequence[str | os.PathLike
         if fmt == "colorlessgreen":
             write_colorlessgreen(result.items, tmp, features=config.features,
                                  frequencies=result.paradigms.form_counts())
-        files = [_as_given(f, root) for f in result.files]
+        files = [as_given(f, root) for f in result.files]
         write_manifest(tmp, "extract", files + ([vocab] if vocab else []),
                        {**config.parameters(), "vocab": None if vocab is None else str(vocab), "format": fmt},
                        counts={"sentences": result.sentences, "tokens": result.tokens,
@@ -44,13 +43,3 @@ def extract_to_dir(out: str | os.PathLike, treebanks: Sequence[str | os.PathLike
                        constructions=[c.name for c in result.kept], filters=result.filters, argv=argv,
                        root=root)
     return result
-
-
-def _as_given(path: Path, root: str | os.PathLike | None) -> Path:
-    """A file found under ``root`` as a path relative to it (how it was named)."""
-    if root is None:
-        return path
-    try:
-        return Path(path).relative_to(root)
-    except ValueError:
-        return path

@@ -21,7 +21,7 @@ from agreement.options import log
 from agreement.score import parse_model_specs, score_testsets, split_for_method, split_model_value
 from agreement.summary import main_table, write_report
 from agreement.surprisal import TOKENS_FILE, SurprisalWriter
-from formats.manifest import atomic_output_dir, rooted, write_manifest
+from formats.manifest import as_given, atomic_output_dir, rooted, write_manifest
 from formats.papertab import detect_testset, load_testset, testset_files
 from formats.published import (humans_summary, is_blimp_humans, read_blimp_humans, read_reference,
                                reference_summary)
@@ -93,7 +93,7 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
         extra = _published(o.humans if index is None else None, o.reference, scored, root)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed), testsets=testsets,
                                method=o.method, notes=notes, scoring=scoring, **extra)
-        given = [dataclasses.replace(s, directory=_as_given(s.directory, root)) for s in specs]
+        given = [dataclasses.replace(s, directory=as_given(s.directory, root)) for s in specs]
         write_manifest(tmp, "score", _inputs(testsets, o.fmt, given, o.humans, o.reference, root),
                        _parameters(testsets, given, o, seed),
                        counts={"items": {s.label: len(s.items) for s in sets}, "scored_rows": rows,
@@ -181,7 +181,7 @@ def _torch_threads(n: int | None) -> Iterator[None]:
 
 def _inputs(testsets, fmt: str, specs, humans, reference, root=None) -> list[str]:
     """Every input file or directory, once, named as given, for the manifest."""
-    inputs = [_as_given(p, root) for t in testsets
+    inputs = [as_given(p, root) for t in testsets
               for p in testset_files(detect_testset(rooted(root, t), fmt)[1])]
     inputs += [s.directory for s in specs] + ([humans] if humans else [])
     inputs += [reference] if reference else []
@@ -209,13 +209,3 @@ def _rooted_model(value: str, root) -> str:
         if path.startswith(scheme) and not rooted(root, path).exists():
             return f"{group}{sep}{scheme}{rooted(root, path[len(scheme):])}"
     return f"{group}{sep}{rooted(root, path)}"
-
-
-def _as_given(path, root):
-    """A path under ``root`` as a path relative to it (how the caller named it)."""
-    if root is None:
-        return path
-    try:
-        return Path(path).relative_to(root)
-    except ValueError:
-        return path

@@ -88,6 +88,17 @@ def rooted(root: str | os.PathLike | None, path: str | os.PathLike | None) -> st
     return Path(root, path)
 
 
+def as_given(path: str | os.PathLike, root: str | os.PathLike | None) -> str | os.PathLike:
+    """The inverse of :func:`rooted`: a path found under ``root`` as the path relative
+    to it that the caller named (unchanged when ``root`` is None or it lies elsewhere)."""
+    if root is None:
+        return path
+    try:
+        return Path(path).relative_to(root)
+    except ValueError:
+        return path
+
+
 def describe_inputs(paths: Iterable[str | os.PathLike],
                     root: str | os.PathLike | None = None) -> list[dict[str, Any]]:
     """Path, size and sha256 of each input file (a directory: each file inside it,
