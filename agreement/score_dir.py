@@ -16,7 +16,8 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from agreement.errors import AgreeError
-from agreement.humans import HumanIndex, check_coverage, read_humans
+from agreement.humans import HumanIndex, check_coverage
+from formats.humans import read_humans
 from agreement.options import log
 from agreement.score import parse_model_specs, score_testsets, split_for_method, split_model_value
 from agreement.summary import main_table, write_report

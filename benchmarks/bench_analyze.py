@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agreement.analysis.paired import compare  # noqa: E402
 from agreement.analysis.rows import scored_table  # noqa: E402
 from agreement.analysis.run import analyze  # noqa: E402
-from agreement.humans import HumanJudgment  # noqa: E402
+from formats.humans import HumanJudgment  # noqa: E402
 
 MODELS = {"lstm": 3.5, "kn5": 0.05, "unigram": 0.0}  # base log-odds of a correct choice
 

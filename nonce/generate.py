@@ -45,18 +45,15 @@ not depend on which other items are in the set or in what order.
 """
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterable
 
 from tqdm import tqdm
 
 from formats.errors import AgreeError
-from formats.items import COLUMNS, Item, read_items
-from formats.manifest import AGREE_VERSION as __version__
+from formats.items import Item
 from formats.vocab import vocab_path, vocab_words
 from nonce.errors import NonceError
 from nonce.pool import CONTENT_POS, CandidatePool, Pair, PoolOptions
@@ -278,73 +275,7 @@ class _PairDraws:
         return pair
 
 
-# --- reading an `agree extract` directory and a vocabulary -------------------------
-
-EXTRACT_FILES = ("items.tsv", "paradigms.tsv", "manifest.json")
-
-
-@dataclass(frozen=True)
-class ExtractDir:
-    """An ``agree extract`` output directory, read and checked.
-
-    path      the directory
-    items     its items (variant 0)
-    table     its paradigm table (``treebanks.paradigms.ParadigmTable``)
-    manifest  its ``manifest.json``
-    lang      the language code it was extracted with (None when not given)
-    features  its agreement features, e.g. ``("Number",)``
-    alternative_mode  ``closest`` or ``exact``
-    values    the two Number values of the extract run (``--values``)
-    """
-    path: Path
-    items: tuple[Item, ...]
-    table: ParadigmTable
-    manifest: dict
-    lang: str | None
-    features: tuple[str, ...]
-    alternative_mode: str
-    values: tuple[str, ...] = ("Sing", "Plur")
-
-
-def read_extract_dir(path) -> ExtractDir:
-    """Read and check an extract directory: all three files present, the manifest
-    written by ``agree extract`` of this major.minor version, the items.tsv columns
-    of this version. Any failure is one :class:`NonceError` naming the problem."""
-    path = Path(path)
-    missing = [f for f in EXTRACT_FILES if not (path / f).is_file()]
-    if missing:
-        raise NonceError(f"{path}: not an agree extract directory (missing {', '.join(missing)})")
-    try:
-        manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise NonceError(f"{path / 'manifest.json'}: not valid JSON ({e})") from None
-    command = manifest.get("command") if isinstance(manifest, dict) else None
-    if command != "extract":
-        raise NonceError(f"{path}: manifest.json was written by {command!r}, not 'agree extract'")
-    made_by = str((manifest.get("versions") or {}).get("agree", "?"))
-    if made_by.split(".")[:2] != __version__.split(".")[:2]:
-        raise NonceError(f"{path}: written by agree {made_by}, this is agree {__version__}; "
-                         f"run agree extract again")
-    try:
-        with open(path / "items.tsv", encoding="utf-8") as fh:
-            header = fh.readline().rstrip("\n").split("\t")
-    except UnicodeDecodeError as e:
-        raise NonceError(f"{path / 'items.tsv'}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
-    if header == [""]:
-        raise NonceError(f"{path / 'items.tsv'}: empty file (not even a header line); run agree extract again")
-    lacking = [c for c in COLUMNS if c not in header]
-    if lacking:
-        raise NonceError(f"{path / 'items.tsv'}: from another version (missing columns: {', '.join(lacking)})")
-    params = manifest.get("parameters") or {}
-    features = params.get("features") or ["Number"]
-    if isinstance(features, str):
-        features = features.replace(",", "|").split("|")
-    mode = params.get("alt") or "closest"
-    return ExtractDir(path=path, items=tuple(read_items(path / "items.tsv")),
-                      table=ParadigmTable.load(path / "paradigms.tsv"), manifest=manifest,
-                      lang=params.get("lang") or None, features=tuple(features), alternative_mode=mode,
-                      values=tuple(str(params.get("values") or "Sing,Plur").split(",")))
-
+# --- a vocabulary for the treebank ---------------------------------------------------
 
 def treebank_vocab(path, table=None) -> frozenset[str]:
     """The words of an LM vocabulary (:func:`formats.vocab.vocab_words`). With

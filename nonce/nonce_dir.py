@@ -18,8 +18,8 @@ from formats.colorlessgreen import write_colorlessgreen
 from formats.items import write_items
 from formats.manifest import atomic_output_dir, rooted, write_manifest
 from formats.vocab import vocab_path
-from nonce.generate import EXTRACT_FILES, ExtractDir, NonceConfig, NonceResult, make_nonce, read_extract_dir, \
-    treebank_vocab
+from formats.extractdir import EXTRACT_FILES, ExtractDir, read_extract_dir
+from nonce.generate import NonceConfig, NonceResult, make_nonce, treebank_vocab
 from nonce.pool import CandidatePool
 from nonce.systematicity import SwapResult, make_swaps
 from nonce.vowels import vowel_rule_on

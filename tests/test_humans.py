@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from agreement.errors import AgreeError
-from agreement.humans import HumanIndex, model_human_agreement, read_humans
+from agreement.humans import HumanIndex, model_human_agreement
+from formats.humans import read_humans
 from formats.items import Item
 from formats.scored import ScoredItem
 

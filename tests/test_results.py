@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from agreement.errors import AgreeError
-from agreement.humans import HumanIndex, HumanJudgment
+from agreement.humans import HumanIndex
+from formats.humans import HumanJudgment
 from agreement.plots import plot_model_vs_human, pyplot
 from agreement.results import ATTRACTED, build_results
 from agreement.stats import wilson

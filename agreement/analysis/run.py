@@ -13,7 +13,7 @@ from agreement.analysis.mixed import MixedFit, fit_mixed
 from agreement.analysis.paired import PairedComparison, paired_comparisons
 from agreement.analysis.rows import ScoredTable
 from agreement.analysis.systematicity import Systematicity, systematicity
-from agreement.humans import HumanJudgment
+from formats.humans import HumanJudgment
 
 CONDITIONS = ("original", "nonce")
 

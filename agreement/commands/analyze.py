@@ -10,7 +10,7 @@ from agreement.analysis.render import to_markdown, write_analysis
 from agreement.analysis.rows import scored_table
 from agreement.analysis.run import analyze as run_analysis
 from agreement.errors import AgreeError
-from agreement.humans import read_humans
+from formats.humans import read_humans
 from agreement.options import invocation_argv, log, out_option, quiet_option, seed_option
 from formats.manifest import atomic_output_dir, write_manifest
 
