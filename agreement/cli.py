@@ -83,9 +83,17 @@ def spell_fields(e: Exception, command: click.Command | None) -> str:
     found by the parameter names the options carry (``--emb`` sets ``emb_size``)."""
     if not isinstance(e, FieldError):
         return str(e)
-    flags = {p.name: p.opts[0] for p in getattr(command, "params", ())
-             if isinstance(p, click.Option)}
+    flags = _option_flags(command)
     return e.spelled(lambda name: flags.get(name, name))
+
+
+def _option_flags(command: click.Command | None) -> dict[str, str]:
+    """parameter name -> first flag, of a command and (a group: ``agree setup``) its
+    subcommands."""
+    flags = {p.name: p.opts[0] for p in getattr(command, "params", ()) if isinstance(p, click.Option)}
+    for sub in getattr(command, "commands", {}).values():
+        flags.update(_option_flags(sub))
+    return flags
 
 
 def describe_os_error(e: OSError) -> str:

@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lm.errors import LMError
+from lm.errors import FieldError, LMError, literal
 
 GGUF_MAGIC = b"GGUF"
 ENGINES = ("llama.cpp", "transformers")
@@ -208,7 +208,7 @@ def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: i
     weights (parameters x 4 bytes) take less than half of ``available`` memory
     (default: MemAvailable now), else llama.cpp; the choice and why go to stderr."""
     if engine not in ("auto", *ENGINES):
-        raise LMError(f"--engine {engine}: unknown engine (known: auto, {', '.join(ENGINES)})")
+        raise FieldError(f"{{engine}} {literal(engine)}: unknown engine (known: auto, {', '.join(ENGINES)})")
     info = read_gguf_info(path)
     if engine != "auto":
         return engine

@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, Sequence
 
-from lm.errors import LMError
+from lm.errors import FieldError, LMError, literal
 
 TOOLS = ("lmplz", "build_binary")
 
@@ -127,7 +127,7 @@ def build_kenlm(prefix: str | os.PathLike | None = None, *, version: str | None 
         raise LMError(problems[0] + (f" (and {len(problems) - 1} more: run `agree doctor`)" if len(problems) > 1 else ""))
     bin_dir.mkdir(parents=True, exist_ok=True)
     if not os.access(bin_dir, os.W_OK):
-        raise LMError(f"cannot write to {bin_dir}; choose another directory with --prefix")
+        raise FieldError(f"cannot write to {literal(bin_dir)}; choose another directory with {{prefix}}")
     report = progress or (lambda stage, pct: None)
     with tempfile.TemporaryDirectory(prefix="agree-kenlm-build-") as work:
         work = Path(work)
