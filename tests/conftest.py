@@ -4,6 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
+
+from agreement.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -15,6 +18,12 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"real data not available: {path} is absent")
     return path
+
+
+def run_agree(*args, **kwargs) -> Result:
+    """``agree ARGS`` run in this process with click's CliRunner (stdout and stderr
+    apart); arguments may be paths or numbers. ``kwargs`` go to ``CliRunner.invoke``."""
+    return CliRunner().invoke(cli, [str(a) for a in args], **kwargs)
 
 
 @pytest.fixture

@@ -11,13 +11,12 @@ import pytest
 
 pytest.importorskip("scipy", reason="scipy not installed (pip install 'agree[analysis]')")
 from scipy import stats as sps  # noqa: E402
-from click.testing import CliRunner  # noqa: E402
+from conftest import run_agree  # noqa: E402
 
 from agreement.analysis.ceiling import graded_comparison, split_half_reliability  # noqa: E402
 from agreement.analysis.challenge import challenge_subsets  # noqa: E402
 from agreement.analysis.paired import compare  # noqa: E402
 from agreement.analysis.rows import scored_table  # noqa: E402
-from agreement.cli import cli  # noqa: E402
 from agreement.errors import AgreeError  # noqa: E402
 from agreement.stats import bootstrap_ci, mcnemar_exact, pearson, spearman  # noqa: E402
 
@@ -169,10 +168,9 @@ def test_cli_writes_outputs_byte_identically_and_notes_what_is_skipped(tmp_path)
     pytest.importorskip("statsmodels", reason="statsmodels not installed")
     rows, _ = simulated_rows(np.random.default_rng(2), n_items=60, variants=3)
     d = write_score_dir(tmp_path / "s", rows, extra_column=True)
-    runner = CliRunner()
     outs = []
     for name in ("a1", "a2"):
-        res = runner.invoke(cli, ["analyze", str(d), "--out", str(tmp_path / name), "--quiet", "--n-boot", "50"])
+        res = run_agree("analyze", str(d), "--out", str(tmp_path / name), "--quiet", "--n-boot", "50")
         assert res.exit_code == 0, res.output
         outs.append((tmp_path / name / "analysis.json").read_bytes())
     assert outs[0] == outs[1]
@@ -194,8 +192,8 @@ def test_cli_humans_ceiling_and_unrated_items(tmp_path):
             votes.append(f"i{i}\t0\t{c}\t{8 - c}")
     d = write_score_dir(tmp_path / "s", rows)
     (tmp_path / "h.tsv").write_text("\n".join(votes) + "\n")
-    res = CliRunner().invoke(cli, ["analyze", str(d), "--humans", str(tmp_path / "h.tsv"), "--out",
-                                   str(tmp_path / "o"), "--quiet", "--no-mixed", "--n-boot", "50"])
+    res = run_agree("analyze", str(d), "--humans", str(tmp_path / "h.tsv"), "--out",
+                                   str(tmp_path / "o"), "--quiet", "--no-mixed", "--n-boot", "50")
     assert res.exit_code == 0, res.output
     result = json.loads((tmp_path / "o" / "analysis.json").read_text())
     (h,) = result["humans"]
@@ -210,19 +208,19 @@ def test_cli_refuses_another_version(tmp_path):
     d = tmp_path / "old"
     d.mkdir()
     (d / "items.tsv").write_text("item_id\tvariant\tmodel\nx\t0\tm\n")
-    res = CliRunner().invoke(cli, ["analyze", str(d), "--out", str(tmp_path / "o")])
+    res = run_agree("analyze", str(d), "--out", str(tmp_path / "o"))
     assert res.exit_code == 1
     assert res.output.startswith(f"Error: {d / 'items.tsv'}: not a scored items.tsv of this version of agree "
                                  "(it lacks the columns") and "another version" in res.output
     assert "Traceback" not in res.output and not (tmp_path / "o").exists()
     (d / "manifest.json").write_text(json.dumps({"command": "extract"}))
-    res = CliRunner().invoke(cli, ["analyze", str(d), "--out", str(tmp_path / "o")])
+    res = run_agree("analyze", str(d), "--out", str(tmp_path / "o"))
     assert res.output == f"Error: {d}: not an agree score output (manifest.json written by 'extract')\n"
 
 
 def test_help_has_an_example():
     for cmd in ("analyze", "swap-targets"):
-        res = CliRunner().invoke(cli, [cmd, "--help"])
+        res = run_agree(cmd, "--help")
         assert res.exit_code == 0 and "Example:" in res.output
 
 

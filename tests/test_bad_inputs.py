@@ -12,22 +12,16 @@ tests at the end.
 """
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
 import shlex
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from formats.manifest import write_manifest
 from formats.items import write_items
 from test_extract import toy_conllu, toy_treebank
@@ -511,7 +505,7 @@ def test_bad_input(workspace, base, command, fragment, template, code, setup):
     if setup is not None:
         setup(w)
     beside = listing(w.outs)
-    r = CliRunner().invoke(cli, [command, *w.fill(template), "--quiet"])
+    r = run_agree(command, *w.fill(template), "--quiet")
     output = r.output
     assert r.exit_code == code, output
     assert isinstance(r.exception, SystemExit), repr(r.exception)
@@ -549,7 +543,7 @@ def test_matrix_size():
 ])
 def test_suspicious_input_warns_and_says_why(workspace, command, template, warning):
     header_only(workspace)
-    r = CliRunner().invoke(cli, [command, *workspace.fill(template), "--quiet"])
+    r = run_agree(command, *workspace.fill(template), "--quiet")
     assert r.exit_code == 0, r.output
     assert warning in r.stderr and "Error" not in r.output
     assert (workspace.out / "manifest.json").is_file()

@@ -6,19 +6,17 @@ import json
 from collections import Counter
 
 import pytest
-from click.testing import CliRunner
 
 from formats.blimp import PairSkips, join_words, read_blimp, split_words
-from agreement.cli import cli
 from agreement.errors import AgreeError
 from formats.multiblimp import read_multiblimp
 from formats.papertab import detect_testset, load_testset
 
-from conftest import shared_path
+from conftest import run_agree, shared_path
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["score", *map(str, args)])
+    return run_agree("score", *args)
 
 
 def pair(good, bad, uid="p_agr", pid=0, one_prefix=True, **more):
@@ -141,7 +139,7 @@ def unigram_model(root):
 def test_target_method_skips_and_counts_pairs_it_cannot_score(tmp_path):
     d = write_blimp_dir(tmp_path / "b", PAIRS)
     model = unigram_model(tmp_path / "u")
-    r = CliRunner().invoke(cli, ["score", str(d), "--model", str(model), "--out", str(tmp_path / "t")])
+    r = run_agree("score", str(d), "--model", str(model), "--out", str(tmp_path / "t"))
     assert r.exit_code == 0, r.output
     note = (f"{d}: 3 of 6 pairs skipped by --method target (they differ in more than one word, "
             "or BLiMP marks them not one-prefix; --method sentence scores them)")

@@ -7,10 +7,8 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
-from conftest import shared_path
+from conftest import run_agree, shared_path
 from formats.errors import AgreeError
 from formats.vocab import read_vocab
 from lm.corpus import is_corpus_dir, load_corpus, prepare_corpus, read_counts
@@ -236,7 +234,7 @@ class TestErrors:
 
 class TestCli:
     def run(self, *args):
-        return CliRunner().invoke(cli, ["corpus", *map(str, args)])
+        return run_agree("corpus", *args)
 
     def test_writes_corpus_and_manifest(self, tmp_path):
         src = tmp_path / "a.txt"

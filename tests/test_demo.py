@@ -5,9 +5,8 @@ import json
 import re
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from agreement.demo.run import MODELS, commands, demo_config, run_demo
 from agreement.results import Count
 
@@ -84,10 +83,9 @@ def test_lstm_options_are_train_lm_fields_in_the_order_given():
 
 
 def test_cli_help_and_bad_size():
-    runner = CliRunner()
-    result = runner.invoke(cli, ["demo", "--help"])
+    result = run_agree("demo", "--help")
     assert result.exit_code == 0 and "Example:" in result.output and "agree demo --out demo-out" in result.output
-    result = runner.invoke(cli, ["demo", "--size", "huge", "--out", "x"])
+    result = run_agree("demo", "--size", "huge", "--out", "x")
     assert result.exit_code == 2 and "'huge' is not one of 'tiny', 'default'" in result.output
 
 

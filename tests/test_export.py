@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from formats.blimp import read_blimp
-from agreement.cli import cli
+from conftest import run_agree
 from formats.items import Item, write_items
 
 from test_minimal_pairs import count_models  # noqa: F401  (fixture)
 
 
 def invoke(*args):
-    return CliRunner().invoke(cli, [*map(str, args)])
+    return run_agree(*args)
 
 
 def item(i, variant, prefix, correct, wrong, perturbation=None, attractors=0):

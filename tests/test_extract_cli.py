@@ -4,16 +4,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from formats.items import read_items
 from test_extract import toy_conllu, toy_treebank
 from treebanks.paradigms import ParadigmTable
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["extract", *map(str, args)])
+    return run_agree("extract", *args)
 
 
 @pytest.fixture
@@ -75,7 +74,7 @@ def test_options_reach_the_library(toy, tmp_path):
 
 
 def test_help_ends_with_an_example():
-    r = CliRunner().invoke(cli, ["extract", "--help"])
+    r = run_agree("extract", "--help")
     assert r.exit_code == 0 and "Example:\n    agree extract ../shared/data/ud/en_ewt" in r.output
     for option in ("--features", "--min-count", "--min-distance", "--max-distance", "--alt", "--infer-verb-number",
                    "--vocab", "--explain", "--format", "--lang"):

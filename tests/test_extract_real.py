@@ -3,12 +3,10 @@ the figures method.md section 2 states for UD English EWT 2.16 and Italian."""
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
 from formats.colorlessgreen import read_colorlessgreen
 from agreement.extract import ExtractConfig, extract_items
-from conftest import shared_path
+from conftest import run_agree, shared_path
 
 pytestmark = pytest.mark.integration
 
@@ -50,8 +48,8 @@ def test_italian_about_eight_constructions():
 
 
 def test_cli_on_english_with_explain(tmp_path):
-    r = CliRunner().invoke(cli, ["extract", str(shared_path("ud", "en_ewt", "en_ewt-ud-dev.conllu")),
-                                 "--out", str(tmp_path / "o"), "-q", "--min-count", "2", "--explain", EN_REJECTED])
+    r = run_agree("extract", str(shared_path("ud", "en_ewt", "en_ewt-ud-dev.conllu")),
+                                 "--out", str(tmp_path / "o"), "-q", "--min-count", "2", "--explain", EN_REJECTED)
     assert r.exit_code == 0, r.output
     assert f"{EN_REJECTED}: " in r.output and (tmp_path / "o" / "items.tsv").is_file()
 

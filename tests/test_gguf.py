@@ -5,6 +5,7 @@ import importlib.util
 
 import pytest
 
+from conftest import run_agree
 from lm.errors import LMError
 from lm.gguf import choose_engine, mem_available, read_gguf_info
 from tests.gguf_fixtures import smol_path, tiny_gguf
@@ -80,9 +81,7 @@ def _gguf_specs_wired() -> bool:
     ("truncated", "truncated GGUF file"), ("not-gguf", "not a GGUF file"),
     ("nonsense", "cannot load this file (architecture 'nonsense')")])
 def test_cli_bad_files(tmp_path, case, message):
-    from click.testing import CliRunner
 
-    from agreement.cli import cli
     from tests.test_score_cli import paper_tab
 
     path = tiny_gguf(tmp_path / "m.gguf")
@@ -93,8 +92,8 @@ def test_cli_bad_files(tmp_path, case, message):
     elif importlib.util.find_spec("llama_cpp") is None:
         pytest.skip("llama-cpp-python is not installed")
     tab = paper_tab(tmp_path / "t.tab")
-    r = CliRunner().invoke(cli, ["score", str(tab), "--model", f"gguf:{path}", "--engine", "llama.cpp",
-                                 "--out", str(tmp_path / "o"), "-q"])
+    r = run_agree("score", str(tab), "--model", f"gguf:{path}", "--engine", "llama.cpp",
+                                 "--out", str(tmp_path / "o"), "-q")
     assert r.exit_code == 1 and r.stdout == ""
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"Error: {path}: ") and message in lines[0]

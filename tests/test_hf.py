@@ -11,9 +11,8 @@ import pytest
 
 pytest.importorskip("transformers", reason="the hf extra (transformers) is not installed")
 import torch  # noqa: E402
-from click.testing import CliRunner  # noqa: E402
+from conftest import run_agree  # noqa: E402
 
-from agreement.cli import cli  # noqa: E402
 from formats.items import Item, write_items  # noqa: E402
 from lm.base import TargetQuery, load_model  # noqa: E402
 from lm.hf_load import load_hf_dir  # noqa: E402
@@ -133,8 +132,8 @@ def _items(path: Path) -> Path:
 def test_cli_score_hf_end_to_end(tiny, tmp_path):
     items = _items(tmp_path / "items")
     out = tmp_path / "out"
-    r = CliRunner().invoke(cli, ["score", str(items), "--model", f"hf:{tiny['gpt2']}",
-                                 "--model", str(tiny["bert"]), "--out", str(out), "-q"])
+    r = run_agree("score", str(items), "--model", f"hf:{tiny['gpt2']}",
+                                 "--model", str(tiny["bert"]), "--out", str(out), "-q")
     assert r.exit_code == 0, r.output
     rows = (out / "items.tsv").read_text().splitlines()
     assert len(rows) == 1 + 2 * 3
@@ -166,7 +165,7 @@ def _one_error(r, out: Path):
 def test_bad_inputs_one_error_line(tiny, tmp_path):
     items = _items(tmp_path / "items")
     out = tmp_path / "out"
-    run = lambda spec: CliRunner().invoke(cli, ["score", str(items), "--model", spec, "--out", str(out), "-q"])  # noqa: E731
+    run = lambda spec: run_agree("score", str(items), "--model", spec, "--out", str(out), "-q")  # noqa: E731
     neither = tmp_path / "neither"
     neither.mkdir()
     (neither / "config.json").write_text('{"hidden": 3}')
@@ -183,8 +182,8 @@ def test_bad_inputs_one_error_line(tiny, tmp_path):
     assert "truncated GGUF" in _one_error(run(f"gguf:{bad}"), out)
     assert "no such GGUF file" in _one_error(run(f"gguf:{tmp_path / 'none.gguf'}"), out)
     if not torch.cuda.is_available():
-        r = CliRunner().invoke(cli, ["score", str(items), "--model", f"hf:{tiny['gpt2']}",
-                                     "--device", "cuda", "--out", str(out), "-q"])
+        r = run_agree("score", str(items), "--model", f"hf:{tiny['gpt2']}",
+                                     "--device", "cuda", "--out", str(out), "-q")
         assert "CUDA is not available" in _one_error(r, out)
 
 

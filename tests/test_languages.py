@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from conftest import run_agree
 from formats.items import Item
-from formats.scored import ScoredItem, write_scored
+from formats.scored import write_scored
 from agreement.score import score_items
 from agreement.summary import build_summary, render_markdown
 from lm.unigram import UnigramScorer
@@ -78,15 +79,13 @@ class TestCaselessSentences:
             ["It", "is", "3", "m", ".", "the", "end", "."], ["The", "dog", "ran", "."]]
 
     def test_unknown_lang_warns_and_uses_generic_rules(self, tmp_path):
-        from click.testing import CliRunner
 
-        from agreement.cli import cli
         from lm.tokenize import lang_warning
         assert lang_warning("en") is None and lang_warning("he") is None
         assert "no rules for --lang 'xx'" in lang_warning("xx")
         src = tmp_path / "in.txt"
         src.write_text("a b c .\n" * 30, encoding="utf-8")
-        r = CliRunner().invoke(cli, ["corpus", str(src), "--lang", "xx", "--out", str(tmp_path / "c"), "-q"])
+        r = run_agree("corpus", str(src), "--lang", "xx", "--out", str(tmp_path / "c"), "-q")
         assert r.exit_code == 0, r.output
         assert "Warning: the tokenizer has no rules for --lang 'xx'; using the generic rules" in r.stderr
 
@@ -324,17 +323,15 @@ class TestDual:
         assert ("kataba", "katabā") in {(it.correct, it.wrong) for it in r.items}
 
     def test_values_the_treebank_never_uses_is_a_clear_error(self, tmp_path):
-        from click.testing import CliRunner
 
-        from agreement.cli import cli
         path = tmp_path / "ar.conllu"
         path.write_text(DUAL, encoding="utf-8")
-        r = CliRunner().invoke(cli, ["extract", str(path), "--values", "Sing,Trial", "--out", str(tmp_path / "o"),
-                                     "--min-count", "2", "-q"])
+        r = run_agree("extract", str(path), "--values", "Sing,Trial", "--out", str(tmp_path / "o"),
+                                     "--min-count", "2", "-q")
         assert r.exit_code == 1
         assert r.output.strip().splitlines()[-1] == (
             f"Error: --values Sing,Trial: no token of {path} has Number=Trial; its Number values: Dual, Plur, Sing")
-        r = CliRunner().invoke(cli, ["extract", str(path), "--values", "Sing", "--out", str(tmp_path / "o"), "-q"])
+        r = run_agree("extract", str(path), "--values", "Sing", "--out", str(tmp_path / "o"), "-q")
         assert r.exit_code == 1 and "Error: --values needs two different values" in r.output
         assert not (tmp_path / "o").exists()
 
@@ -397,14 +394,12 @@ class TestTreebankCache:
         assert reading == {"cached": 1, "parsed": 1} and sents[0].forms == ("yld", "gr", "bhbyt", ".")
 
     def test_cli_no_cache(self, tmp_path, monkeypatch):
-        from click.testing import CliRunner
 
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # an empty cache of its own
 
-        from agreement.cli import cli
         path = tmp_path / "ar.conllu"
         path.write_text(DUAL, encoding="utf-8")
-        run = lambda *a: CliRunner().invoke(cli, ["extract", str(path), "--min-count", "2", *a])  # noqa: E731
+        run = lambda *a: run_agree("extract", str(path), "--min-count", "2", *a)  # noqa: E731
         r = run("--out", str(tmp_path / "o1"))
         assert r.exit_code == 0 and "0 of 1 treebank files from the cache" in r.stderr
         r = run("--out", str(tmp_path / "o2"))
@@ -419,15 +414,13 @@ class TestNonceCliCounts:
     def test_manifest_and_stderr_report_distinct_pairs(self, tmp_path):
         import json
 
-        from click.testing import CliRunner
 
-        from agreement.cli import cli
         path = tmp_path / "ar.conllu"
         path.write_text(DUAL, encoding="utf-8")
-        r = CliRunner().invoke(cli, ["extract", str(path), "--min-count", "2", "--out", str(tmp_path / "x"), "-q"])
+        r = run_agree("extract", str(path), "--min-count", "2", "--out", str(tmp_path / "x"), "-q")
         assert r.exit_code == 0, r.output
-        r = CliRunner().invoke(cli, ["nonce", str(tmp_path / "x"), "--n", "3", "--ambiguity", "0", "--seed", "1",
-                                     "--out", str(tmp_path / "n")])
+        r = run_agree("nonce", str(tmp_path / "x"), "--n", "3", "--ambiguity", "0", "--seed", "1",
+                                     "--out", str(tmp_path / "n"))
         assert r.exit_code == 0, r.output
         counts = json.loads((tmp_path / "n" / "manifest.json").read_text())["counts"]
         # each target has exactly one other lemma with the same features: one distinct pair

@@ -7,9 +7,8 @@ import random
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from formats.colorlessgreen import read_colorlessgreen, write_colorlessgreen
 from agreement.errors import AgreeError
 from formats.papertab import detect_testset, load_testset
@@ -24,7 +23,7 @@ VOCAB = ["<eos>", "<unk>"] + WORDS
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["score", *map(str, args)])
+    return run_agree("score", *args)
 
 
 def neural_dir(path, kind, vocab, tokenizer="word", spm=None):

@@ -5,9 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from formats.manifest import write_manifest
 from formats.items import read_items, write_items
 from test_nonce import ITEMS, check_variant, make_table
@@ -26,7 +25,7 @@ def make_extract_dir(path: Path, command: str = "extract", lang: str | None = "e
 
 
 def run(*args):
-    result = CliRunner().invoke(cli, ["nonce", *map(str, args)])
+    result = run_agree("nonce", *args)
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), \
         result.exception
     return result
@@ -93,7 +92,7 @@ def test_colorlessgreen_format(extract_dir, tmp_path):
 
 
 def test_help_has_an_example():
-    r = CliRunner().invoke(cli, ["nonce", "--help"])
+    r = run_agree("nonce", "--help")
     assert r.exit_code == 0 and "Example:\n    agree extract" in r.output and "--ambiguity" in r.output
 
 
@@ -187,8 +186,8 @@ def test_extract_then_nonce_end_to_end(tmp_path):
                                 verb, V.format("Sing" if n == SG else "Plur"))
     treebank = tmp_path / "tiny.conllu"
     treebank.write_text(text * 2, encoding="utf-8")  # every word seen more than once
-    r = CliRunner().invoke(cli, ["extract", str(treebank), "--lang", "en", "--min-count", "2",
-                                 "--out", str(tmp_path / "ex"), "-q"])
+    r = run_agree("extract", str(treebank), "--lang", "en", "--min-count", "2",
+                                 "--out", str(tmp_path / "ex"), "-q")
     assert r.exit_code == 0, r.output
     originals = list(read_items(tmp_path / "ex"))
     assert len(originals) == 16

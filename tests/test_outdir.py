@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli, describe_os_error
+from agreement.cli import describe_os_error
+from conftest import run_agree
 from formats.items import write_items
 from test_extract import toy_treebank
 from test_score_cli import ITEMS, SING, unigram
@@ -33,7 +33,7 @@ TINY_LSTM = ["--arch", "lstm", "--size", "small", "--emb", "16", "--hidden", "16
 
 
 def agree(*args):
-    return CliRunner().invoke(cli, [*map(str, args)])
+    return run_agree(*args)
 
 
 def hidden(directory: Path) -> list[str]:

@@ -12,10 +12,9 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import agreement
-from agreement.cli import cli
+from conftest import run_agree
 from formats.manifest import write_manifest
 from lm.errors import LMError
 from lm.kenlm_backend import find_tool
@@ -49,7 +48,7 @@ def test_version_comes_from_the_installed_metadata():
     except metadata.PackageNotFoundError:
         expected = "0+unknown"
     assert agreement.__version__ == expected
-    result = CliRunner().invoke(cli, ["--version"])
+    result = run_agree("--version")
     assert result.exit_code == 0 and result.output == f"agree, version {expected}\n"
 
 
@@ -106,7 +105,7 @@ def test_setup_kenlm_without_cmake_is_one_error_line_and_installs_nothing(monkey
     monkeypatch.setenv("PATH", str(path))
     others = len(missing_prerequisites()) - 1   # anything else this machine lacks
     prefix = tmp_path / "prefix"
-    result = CliRunner().invoke(cli, ["setup", "kenlm", "--prefix", str(prefix), "--quiet"])
+    result = run_agree("setup", "kenlm", "--prefix", str(prefix), "--quiet")
     expected = "Error: cmake not found; install it with: apt-get install cmake (or pip install cmake)"
     if others:
         expected += f" (and {others} more: run `agree doctor`)"
@@ -163,8 +162,8 @@ def test_train_kn5_without_lmplz_says_to_run_setup_kenlm(monkeypatch, tmp_path):
     text.write_text("".join(f"the dog{'s' * (i % 2)} run{'s' * (1 - i % 2)} .\n" for i in range(60)),
                     encoding="utf-8")
     without_kenlm_tools(monkeypatch, tmp_path)
-    result = CliRunner().invoke(cli, ["train-lm", str(text), "--lang", "en", "--arch", "kn5", "--quiet",
-                                      "--out", str(tmp_path / "kn5")])
+    result = run_agree("train-lm", str(text), "--lang", "en", "--arch", "kn5", "--quiet",
+                                      "--out", str(tmp_path / "kn5"))
     assert result.exit_code == 1 and "Traceback" not in result.output
     error = [line for line in result.output.splitlines() if line.startswith("Error: ")]
     assert len(error) == 1 and "lmplz" in error[0] and "`agree setup kenlm`" in error[0]
@@ -173,7 +172,7 @@ def test_train_kn5_without_lmplz_says_to_run_setup_kenlm(monkeypatch, tmp_path):
 
 def test_doctor_prints_one_line_per_check_and_exits_0(monkeypatch, tmp_path):
     without_kenlm_tools(monkeypatch, tmp_path)
-    result = CliRunner().invoke(cli, ["doctor"])
+    result = run_agree("doctor")
     assert result.exit_code == 0
     rows = {line.split()[0]: line for line in result.output.splitlines()}
     assert list(rows)[:6] == ["python", "agree", "torch", "lmplz", "build_binary", "kenlm-build"]
@@ -186,7 +185,7 @@ def test_doctor_prints_one_line_per_check_and_exits_0(monkeypatch, tmp_path):
 
 def test_doctor_json_reports_torch_and_its_device():
     torch = pytest.importorskip("torch")
-    result = CliRunner().invoke(cli, ["doctor", "--json"])
+    result = run_agree("doctor", "--json")
     assert result.exit_code == 0
     checks = {c["name"]: c for c in json.loads(result.output)}
     assert set(checks["torch"]) == {"name", "ok", "detail", "needed_for"}
@@ -197,5 +196,5 @@ def test_doctor_json_reports_torch_and_its_device():
 
 def test_every_new_command_has_an_example():
     for args in (["setup"], ["setup", "kenlm"], ["doctor"]):
-        result = CliRunner().invoke(cli, [*args, "--help"])
+        result = run_agree(*args, "--help")
         assert result.exit_code == 0 and "Example:" in result.output, args

@@ -4,9 +4,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from formats.items import read_items, write_items
 import numpy as np
 import torch
@@ -25,7 +24,7 @@ def testset(tmp_path):
 
 
 def agree(*args):
-    return CliRunner().invoke(cli, ["perturb", *map(str, args)], catch_exceptions=False)
+    return run_agree("perturb", *args, catch_exceptions=False)
 
 
 def test_writes_same_schema_manifest_and_paradigms(testset, tmp_path):
@@ -133,5 +132,5 @@ def test_vectors_only_for_semantic(testset, tmp_path):
 
 
 def test_help_has_example():
-    r = CliRunner().invoke(cli, ["perturb", "--help"])
+    r = run_agree("perturb", "--help")
     assert r.exit_code == 0 and "Example:\n    agree perturb en-items --aspect qwerty" in r.output

@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from agreement.demo.synthlang import GrammarConfig, write_synthetic
 from formats.items import read_items
 
@@ -21,7 +20,7 @@ TINY_NEURAL = ["--size", "small", "--emb", "16", "--hidden", "16", "--layers", "
 
 
 def agree(*args) -> str:
-    r = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    r = run_agree(*args, catch_exceptions=False)
     assert r.exit_code == 0, r.output
     return r.output
 

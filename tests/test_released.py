@@ -11,9 +11,8 @@ import textwrap
 import numpy as np
 import pytest
 import torch
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from lm.base import load_model
 from lm.errors import LMError
 from lm.released import load_released
@@ -96,8 +95,8 @@ def _by_hand(sd: dict, words: list[str]) -> np.ndarray:
 @pytest.mark.parametrize("name", ["zip.pt", "legacy.pt", "old.pt"])
 def test_import_scores_like_torch_lstm(released, tmp_path, name):
     out = tmp_path / "m"
-    r = CliRunner().invoke(cli, ["import-model", "colorlessgreen", str(released / name),
-                                 "--vocab", str(released / "vocab.txt"), "--out", str(out), "-q"])
+    r = run_agree("import-model", "colorlessgreen", str(released / name),
+                                 "--vocab", str(released / "vocab.txt"), "--out", str(out), "-q")
     assert r.exit_code == 0, r.output
     assert json.loads((out / "config.json").read_text())["kind"] == "lstm"
     assert (out / "manifest.json").is_file()
@@ -112,8 +111,8 @@ def test_import_scores_like_torch_lstm(released, tmp_path, name):
 
 def test_forbidden_class_refused_and_not_run(released, tmp_path):
     out = tmp_path / "m"
-    r = CliRunner().invoke(cli, ["import-model", "colorlessgreen", str(released / "evil.pt"),
-                                 "--vocab", str(released / "vocab.txt"), "--out", str(out)])
+    r = run_agree("import-model", "colorlessgreen", str(released / "evil.pt"),
+                                 "--vocab", str(released / "vocab.txt"), "--out", str(out))
     assert r.exit_code == 1
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ")
@@ -126,8 +125,8 @@ def test_vocab_size_mismatch(released, tmp_path):
     short = tmp_path / "vocab.txt"
     short.write_text("".join(w + "\n" for w in VOCAB[:-1]))
     out = tmp_path / "m"
-    r = CliRunner().invoke(cli, ["import-model", "colorlessgreen", str(released / "zip.pt"),
-                                 "--vocab", str(short), "--out", str(out)])
+    r = run_agree("import-model", "colorlessgreen", str(released / "zip.pt"),
+                                 "--vocab", str(short), "--out", str(out))
     assert r.exit_code == 1
     assert r.output.startswith("Error: ") and "9 words" in r.output and "10 rows" in r.output
     assert len(r.output.strip().splitlines()) == 1

@@ -6,9 +6,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from formats.items import Item, write_items
 from lm.corpus import load_corpus
 from lm.unigram import train_unigram
@@ -37,7 +36,7 @@ def paper_tab(path: Path) -> Path:
 
 
 def run(*args):
-    result = CliRunner().invoke(cli, ["score", *map(str, args)])
+    result = run_agree("score", *args)
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 pytestmark = pytest.mark.integration
 
 IT_BEST = "hidden650_batch64_dropout0.2_lr10.0"
@@ -16,7 +15,7 @@ EN_BEST = "hidden650_batch128_dropout0.2_lr20.0"
 
 def score(tmp_path, *args):
     out = tmp_path / "out"
-    r = CliRunner().invoke(cli, ["score", *map(str, args), "--out", str(out), "-q"])
+    r = run_agree("score", *args, "--out", str(out), "-q")
     assert r.exit_code == 0, r.stderr
     table = {line.split("\t")[0]: line.split("\t")[3:] for line in r.stdout.splitlines()[1:]}
     return table, json.loads((out / "summary.json").read_text()), r.stdout

@@ -7,9 +7,8 @@ import math
 from collections import defaultdict
 
 import pytest
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from formats.items import write_items
 from agreement.surprisal import COLUMNS
 
@@ -17,7 +16,7 @@ from test_minimal_pairs import ITEMS, count_models, neural_dir, VOCAB  # noqa: F
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["score", *map(str, args)])
+    return run_agree("score", *args)
 
 
 def read_tsv(path):

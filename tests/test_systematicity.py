@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from conftest import run_agree
 from formats.items import Item
 from nonce.errors import NonceError
 from nonce.pool import CandidatePool, PoolOptions
@@ -125,19 +126,16 @@ def test_ew_and_mw_by_hand(tmp_path):
 
 
 def test_swap_targets_cli_on_an_extract_dir(tmp_path, shared):
-    from click.testing import CliRunner
-    from agreement.cli import cli
 
     ud = shared("ud", "en_ewt")
-    runner = CliRunner()
-    res = runner.invoke(cli, ["extract", str(ud), "--lang", "en", "--out", str(tmp_path / "x"), "--quiet"])
+    res = run_agree("extract", str(ud), "--lang", "en", "--out", str(tmp_path / "x"), "--quiet")
     assert res.exit_code == 0, res.output
     for name in ("s1", "s2"):
-        res = runner.invoke(cli, ["swap-targets", str(tmp_path / "x"), "--k", "20", "--seed", "1",
-                                  "--out", str(tmp_path / name), "--quiet"])
+        res = run_agree("swap-targets", str(tmp_path / "x"), "--k", "20", "--seed", "1",
+                                  "--out", str(tmp_path / name), "--quiet")
         assert res.exit_code == 0, res.output
     assert (tmp_path / "s1" / "items.tsv").read_bytes() == (tmp_path / "s2" / "items.tsv").read_bytes()
     manifest = json.loads((tmp_path / "s1" / "manifest.json").read_text())
     assert manifest["command"] == "swap-targets" and manifest["counts"]["swaps"] > 0
-    res = runner.invoke(cli, ["swap-targets", str(tmp_path / "s1"), "--out", str(tmp_path / "bad")])
+    res = run_agree("swap-targets", str(tmp_path / "s1"), "--out", str(tmp_path / "bad"))
     assert res.exit_code == 1 and res.output.startswith("Error: ")

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from click.testing import CliRunner
 
-from agreement.cli import cli
+from conftest import run_agree
 from test_train import log_rows, make_corpus, write_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +26,7 @@ def corpus(tmp_path_factory):
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["train-lm", *map(str, args)])
+    return run_agree("train-lm", *args)
 
 
 def test_help_has_example():

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from click.testing import CliRunner
 
-from agreement.cli import cli, spell_fields
+from agreement.cli import spell_fields
 from agreement.commands.train import train_lm as train_command
+from conftest import run_agree
 from lm.checkpoint import Progress
 from lm.device import check_device_name, resolve_device
 from lm.errors import FieldError, LMError, TrainingInterrupted, literal
@@ -48,7 +48,7 @@ def test_cli_choices_and_presets_come_from_the_registry():
     params = {p.name: p for p in train_command.params}
     assert list(params["arch"].type.choices) == list(trainers())
     assert tuple(params["size"].type.choices) == sizes()
-    r = CliRunner().invoke(cli, ["train-lm", "--help"])
+    r = run_agree("train-lm", "--help")
     small = get_trainer("lstm").presets["small"]
     assert f"lstm small: --emb {small['emb_size']}, --hidden {small['hidden_size']}," in r.output
     assert "kn5: --order 5, --vocab-size none" in r.output
@@ -173,7 +173,7 @@ def test_resolve_device():
 @pytest.mark.parametrize("command", ["train-lm", "score"])
 def test_one_device_option(command, corpus, tmp_path):
     """train-lm and score share one --device type: a bad name is a usage error before work."""
-    r = CliRunner().invoke(cli, [command, str(corpus), "--device", "tpu", "--out",
-                                 str(tmp_path / "o")])
+    r = run_agree(command, str(corpus), "--device", "tpu", "--out",
+                                 str(tmp_path / "o"))
     assert r.exit_code == 2 and "Invalid value for '--device': unknown device 'tpu'" in r.output
     assert not (tmp_path / "o").exists()
