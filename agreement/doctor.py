@@ -17,6 +17,7 @@ import agreement
 from lm.gguf import engine_installed
 from lm.errors import LMError
 from lm.kenlm_build import missing_prerequisites
+from lm.kenlm_backend import find_tool
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,6 @@ def _torch() -> Check:
 
 
 def _tool(name: str) -> Check:
-    from lm.kenlm_backend import find_tool  # imports numpy; kept with the check that needs it
     try:
         return Check(name, True, find_tool(name), "train-lm --arch kn5")
     except LMError:

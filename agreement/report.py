@@ -233,7 +233,7 @@ def _example(items: Mapping[tuple, Item]) -> list[str]:
                          or pick(lambda it: it.attractors > 0) or pick(lambda it: True))
     if item is None:
         return []
-    cue, target = item.cue_index, item.target_index
+    cue = item.cue_index
     words = [f"**{w}**" if i == cue else w for i, w in enumerate(item.prefix)]
     kind = "nonce variant" if item.variant else "original sentence"
     return [f"A {kind} ({item.attractors} attractor{'s' if item.attractors != 1 else ''}; "

@@ -33,9 +33,9 @@ from pathlib import Path
 from formats.errors import AgreeError, names_undecodable
 from formats.items import ITEMS_FILE, Item, read_items
 from formats.scored import ScoredItem
-from formats.blimp import PairSkips, read_blimp
+from formats.blimp import PairSkips, looks_like_blimp, read_blimp
 from formats.colorlessgreen import read_colorlessgreen
-from formats.multiblimp import read_multiblimp
+from formats.multiblimp import looks_like_multiblimp, read_multiblimp
 
 #: Columns of the paper's .tab files that are not model outputs.
 STANDARD_COLUMNS = ("pattern", "constr_id", "sent_id", "correct_number", "form", "class", "type",
@@ -204,9 +204,6 @@ def testset_files(path: Path) -> list[Path]:
 def detect_testset(path: str | os.PathLike, fmt: str = "auto") -> tuple[str, Path]:
     """Which kind of test set ``path`` is, and the path to hand to its reader
     (``fmt``: one of :data:`FORMATS`; ``auto`` detects)."""
-    from formats.blimp import looks_like_blimp
-    from formats.multiblimp import looks_like_multiblimp
-
     path = Path(path)
     if fmt not in FORMATS:
         raise AgreeError(f"unknown test-set format {fmt!r} (known: {', '.join(FORMATS)})")

@@ -56,6 +56,7 @@ from formats.vocab import read_vocab
 from lm.errors import LMError
 from lm.neural_sentence import SentenceScoring
 from lm.subword import EOS, SPM_FILE, UNK, SubwordVocab
+from lm.models import LMConfig, build_model
 
 WEIGHTS_FILE = "model.pt"
 VOCAB_FILE = "vocab.txt"
@@ -295,10 +296,6 @@ class NeuralScorer(SentenceScoring, Scorer):
 # ---- loading a model directory ---------------------------------------------
 def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
     """Rebuild the network from ``model.pt`` ({"state_dict", "config"}) and config.json."""
-    try:
-        from lm.models import LMConfig, build_model
-    except ImportError as e:  # pragma: no cover - lm.models is part of the package
-        raise LMError(f"neural models unavailable ({e})") from None
     path = Path(model_dir) / WEIGHTS_FILE
     if not path.is_file():
         raise LMError(f"{model_dir}: no {WEIGHTS_FILE} in the model directory")

@@ -26,6 +26,8 @@ import torch
 from formats.vocab import EOS, UNK, read_vocab
 from lm.corpus import Corpus
 from lm.errors import FieldError, LMError, literal
+from lm import subword
+from lm.subword import SubwordVocab
 
 VOCAB_FILE = "vocab.txt"
 SPM_FILE = "spm.model"
@@ -70,8 +72,7 @@ def build_vocabulary(corpus: Corpus, out_dir: Path, *, tokenizer: str = "word",
         return Vocabulary(tuple(words), "word")
     if tokenizer != "sentencepiece":
         raise LMError(f"unknown tokenizer {tokenizer!r} (known: word, sentencepiece)")
-    from lm import subword
-    import sentencepiece
+    import sentencepiece  # lazy: word-level models never need it
     sentencepiece.set_random_generator_seed(seed)
     spm_path = out_dir / SPM_FILE
     with open(corpus.train, encoding="utf-8") as fh:
@@ -105,7 +106,6 @@ def encode_split(path: Path, vocab: Vocabulary) -> torch.Tensor:
                     ids.extend([get(w, unk) for w in words])
                     ids.append(eos)
     else:
-        from lm.subword import SubwordVocab
         sv = SubwordVocab(vocab.spm_path, vocab.tokens)
         with open(path, encoding="utf-8") as fh:
             for line in fh:

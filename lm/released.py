@@ -43,6 +43,7 @@ import torch
 from lm.errors import LMError
 from formats.files import sha256_of
 from formats.vocab import VOCAB_CHECKSUM, read_vocab
+from lm.models import LMConfig, build_model
 
 FORMAT = "colorlessgreen"
 
@@ -197,8 +198,6 @@ def read_released_vocab(path: str | Path) -> list[str]:
 def import_released(checkpoint: str | Path, vocab_path: str | Path, out_dir: Path) -> dict:
     """Write our model directory (config.json, model.pt, vocab.txt) into ``out_dir``
     (an empty directory the caller renames into place); returns config.json's dict."""
-    from lm.models import LMConfig, build_model
-
     vocab = read_released_vocab(vocab_path)
     arch, state = convert_released(checkpoint, vocab)
     try:  # loading into our model checks every shape before anything is written

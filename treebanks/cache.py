@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from tqdm import tqdm
 
 from treebanks.columns import _STRINGS, ColumnSentence, FileColumns, TreebankColumns
 from treebanks.errors import TreebankError
@@ -203,7 +204,6 @@ def _parse_files(files: Sequence[Path], workers: int | None, quiet: bool) -> lis
             for piece in _pieces(f, size, target)]
     bar = None
     if not quiet:
-        from tqdm import tqdm
         bar = tqdm(total=len(jobs), unit=" part", desc="parsing", file=sys.stderr, mininterval=0.5)
     parts: list[list[FileColumns]] = [[] for _ in files]
     try:

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
 
 import conllu
+from tqdm import tqdm
 from conllu.exceptions import ParseException
 
 from treebanks.conllu_lines import COLUMNS, FIELD_PARSERS, LineTracker
@@ -98,7 +99,6 @@ def read_treebanks(paths: Iterable[str | os.PathLike], *, quiet: bool = True) ->
     files = expand_paths(paths)
     bar = None
     if not quiet:
-        from tqdm import tqdm
         bar = tqdm(unit=" sent", file=sys.stderr, desc="reading", mininterval=0.5)
     try:
         for path in files:

@@ -27,13 +27,13 @@ import numpy as np
 from nonce.errors import NonceError
 from nonce.perturb.base import Aspect, Draft, Option, register
 from nonce.vectors import WordVectors, load_vectors
+from treebanks.errors import TreebankError
+from treebanks.paradigms import ParadigmTable
 
 UPOS = "VERB"
 
 
 def _load_paradigms(path):
-    from treebanks.errors import TreebankError
-    from treebanks.paradigms import ParadigmTable
     try:
         return ParadigmTable.load(path)
     except TreebankError as e:
