@@ -223,7 +223,7 @@ PLAIN = {
     "train-lm": "{corpus} --arch unigram",
     "score": "{items} --model {uni}",
     "perturb": "{items} --aspect swap --severity 0.5",
-    "demo": "--size tiny",
+    "demo": "--scale tiny",
     "export": "{items} --format blimp",
     "swap-targets": "{ext} --k 2",
     "analyze": "{scored} --no-mixed --n-boot 20",
@@ -472,9 +472,9 @@ PERTURB = [
 ]
 
 DEMO = [
-    R("demo", "Invalid value for '--size'", "--size huge --out {out}", 2, id="demo-bad-size"),
+    R("demo", "Invalid value for '--scale'", "--scale huge --out {out}", 2, id="demo-bad-scale"),
     R("demo", "Invalid value for '--seed'", "--seed x --out {out}", 2, id="demo-seed-text"),
-    R("demo", "Missing option '--out'", "--size tiny", 2, id="demo-no-out"),
+    R("demo", "Missing option '--out'", "--scale tiny", 2, id="demo-no-out"),
 ]
 
 NEW_COMMANDS = [

@@ -85,12 +85,12 @@ def test_lstm_options_are_train_lm_fields_in_the_order_given():
 def test_cli_help_and_bad_size():
     result = run_agree("demo", "--help")
     assert result.exit_code == 0 and "Example:" in result.output and "agree demo --out demo-out" in result.output
-    result = run_agree("demo", "--size", "huge", "--out", "x")
+    result = run_agree("demo", "--scale", "huge", "--out", "x")
     assert result.exit_code == 2 and "'huge' is not one of 'tiny', 'default'" in result.output
 
 
 def test_unknown_preset_is_an_error():
-    with pytest.raises(ValueError, match="unknown demo size 'huge'"):
+    with pytest.raises(ValueError, match="unknown demo scale 'huge'"):
         demo_config("huge")
 
 

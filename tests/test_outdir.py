@@ -326,7 +326,7 @@ def test_shuffled_vocabulary_is_detected(tmp_path):
 
 def test_ctrl_c_in_demo_does_not_offer_resume(tmp_path):
     """agree demo has no --resume: an interrupt inside its train-lm step is a plain one."""
-    proc = start(["demo", "--size", "tiny", "--out", tmp_path / "d"], tmp_path)
+    proc = start(["demo", "--scale", "tiny", "--out", tmp_path / "d"], tmp_path)
     try:
         wait_for(proc, lambda: any((p / "models" / "lstm.partial").is_dir()
                                    for p in tmp_path.glob(".d.tmp-*")), seconds=120)

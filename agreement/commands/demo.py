@@ -5,15 +5,20 @@ import click
 
 from agreement.options import out_option, quiet_option, seed_option
 
+SCALES = ("tiny", "default")
+
 
 @click.command()
 @out_option
 @seed_option
-@click.option("--size", type=click.Choice(["tiny", "default"]), default="default", show_default=True,
+@click.option("--scale", "size", type=click.Choice(SCALES), default="default", show_default=True,
               help="default: 2,000 treebank sentences, 300k corpus tokens, 9 nonce variants, a "
-                   "2-epoch LSTM (about a minute on 2 CPU cores); tiny: a 10-second smoke run.")
+                   "2-epoch LSTM (about a minute on 2 CPU cores); tiny: a 10-second smoke run. "
+                   "(Not train-lm's --size, which picks a model preset.)")
+@click.option("--size", "old_size", type=click.Choice(SCALES), hidden=True,
+              help="The former name of --scale.")
 @quiet_option
-def demo(out, force, seed, size, quiet):
+def demo(out, force, seed, size, old_size, quiet):
     """Run the whole study on a generated language.
 
     Run the whole study on a language the project generates itself (nothing is
@@ -27,9 +32,9 @@ def demo(out, force, seed, size, quiet):
     \b
     Example:
       agree demo --out demo-out
-      agree demo --size tiny --seed 2 --out demo-tiny
+      agree demo --scale tiny --seed 2 --out demo-tiny
     """
     from agreement.demo.run import demo_config, run_demo  # lazy: the whole pipeline loads only when it runs
 
-    result = run_demo(out, demo_config(size, seed=seed, quiet=quiet), force=force)
+    result = run_demo(out, demo_config(old_size or size, seed=seed, quiet=quiet), force=force)
     click.echo(result.table, nl=False)

@@ -92,7 +92,7 @@ class DemoConfig:
     grammar: GrammarConfig = field(default_factory=GrammarConfig)
 
 
-#: --size presets. ``default``: about a minute on 2 CPU cores (the goal is under 10);
+#: --scale presets. ``default``: about a minute on 2 CPU cores (the goal is under 10);
 #: ``tiny``: seconds, for the end-to-end test (a quarter of the lexicon, so that the
 #: 2 x 64 LSTM learns every word's number from 64k tokens).
 PRESETS = {
@@ -105,7 +105,7 @@ PRESETS = {
 def demo_config(size: str = "default", *, seed: int = 1111, quiet: bool = False, **overrides) -> DemoConfig:
     """The preset ``size`` with ``overrides`` (any :class:`DemoConfig` field)."""
     if size not in PRESETS:
-        raise ValueError(f"unknown demo size {size!r} (known: {', '.join(PRESETS)})")
+        raise ValueError(f"unknown demo scale {size!r} (known: {', '.join(PRESETS)})")
     return DemoConfig(size=size, seed=seed, quiet=quiet, **{**PRESETS[size], **overrides})
 
 
@@ -137,7 +137,7 @@ MODELS = (
 
 def _demo_argv(config: DemoConfig) -> list[str]:
     """The demo's own command line as its manifests record it."""
-    return ["demo", "--size", config.size, "--seed", str(config.seed)]
+    return ["demo", "--scale", config.size, "--seed", str(config.seed)]
 
 
 @dataclass(frozen=True)
@@ -326,7 +326,7 @@ def _report(config: DemoConfig, synth, pipeline: list[Step], root: Path) -> tupl
     inputs = ReportInputs(
         scored=root / "score/items.tsv", testset=root / "nonce/items.tsv", score_dir=root / "score",
         models=models, setting=tuple(_setting(config, synth, root)),
-        commands=(f"# synth/: agree demo --size {config.size} --seed {config.seed} "
+        commands=(f"# synth/: agree demo --scale {config.size} --seed {config.seed} "
                   "(agreement.demo.synthlang.write_synthetic)",
                   *(f"agree {_shown(step.argv)}" for step in pipeline)),
         timings=root / TIMINGS_FILE)
