@@ -18,10 +18,10 @@ base         what was perturbed: ``original`` or ``nonce``
 severity     the severity (float); the identity severity for the starting point
 model        the model name
 perturbation the label the row aggregates (``original`` for the starting point)
-n            items scored (undecidable ones included, counted as not correct: the
-             table's rule since its first version, unlike summary.md's accuracy)
-accuracy     % of items whose correct form is strictly more probable
+n            decidable items scored (a tie is undecidable: not in n, as in summary.md)
+accuracy     % of the n items whose correct form is strictly more probable
 ci_low/high  95% Wilson score interval of the accuracy, in % (agreement.stats.wilson)
+undecidable  items the model could not decide (both forms equally probable)
 ============ ================================================================
 """
 from __future__ import annotations
@@ -61,11 +61,11 @@ def identity_severity(aspect: str) -> float:
 
 
 def _row(aspect, group, base, severity, model, label, count: Count) -> dict:
-    n, k = count.n + count.ties, count.right
+    n, k = count.n, count.right
     lo, hi = wilson(k, n)
     return {"aspect": aspect, "pos_group": group, "base": base, "severity": float(severity),
             "model": model, "perturbation": label, "n": n, "accuracy": 100.0 * k / n if n else 0.0,
-            "ci_low": 100.0 * lo, "ci_high": 100.0 * hi}
+            "ci_low": 100.0 * lo, "ci_high": 100.0 * hi, "undecidable": count.ties}
 
 
 def robustness_table(results: Results) -> list[dict]:
@@ -94,7 +94,7 @@ def robustness_table(results: Results) -> list[dict]:
 def write_robustness_tsv(table: list[dict], path: str | os.PathLike) -> None:
     """The table as TSV (header = the row keys; floats with 4 decimals)."""
     keys = list(table[0]) if table else ["aspect", "pos_group", "base", "severity", "model",
-                                          "perturbation", "n", "accuracy", "ci_low", "ci_high"]
+                                          "perturbation", "n", "accuracy", "ci_low", "ci_high", "undecidable"]
     with open(path, "w", encoding="utf-8", newline="") as fh:
         fh.write("\t".join(keys) + "\n")
         for r in table:

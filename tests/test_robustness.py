@@ -57,11 +57,10 @@ def test_table_points_and_starting_points():
     assert keys == sorted(keys) and len(table) == 11
 
 
-def test_undecidable_items_count_as_not_correct():
-    """The table's rule since its first version: a tie is scored, not correct (unlike
-    summary.md's accuracy over decidable items)."""
+def test_undecidable_items_are_apart_from_accuracy():
+    """As in summary.md: accuracy over the decidable items, the ties counted apart."""
     (row,) = robustness_table(build_results(scored("swap:0.5", "m", 3, 1, ties=4)))
-    assert (row["n"], row["accuracy"]) == (8, 37.5)
+    assert (row["n"], row["accuracy"], row["undecidable"]) == (4, 75.0, 4)
 
 
 def test_wilson_interval():
