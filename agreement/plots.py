@@ -14,23 +14,11 @@ from typing import Sequence
 
 from agreement.humans import HumanIndex
 from agreement.results import HUMANS, Results
+from agreement.png import pyplot, save_png
 from formats.scored import ScoredItem, condition
 
 #: Conditions plotted side by side (perturbations have their own robustness plot).
 _PANELS = ("original", "nonce")
-_DPI = 100
-
-
-def pyplot():
-    """matplotlib's pyplot on the Agg backend (files only, no display)."""
-    # lazy: heavy (0.5 s), so that `agree score --help` and the commands that draw nothing
-    # do not pay for it
-    import matplotlib
-
-    matplotlib.use("Agg")  # must precede pyplot
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _labels(summary: dict) -> list[str]:
@@ -49,13 +37,6 @@ def _cells(summary: dict, by: str) -> dict:
 
 def _panels(summary: dict) -> list[str]:
     return [c for c in _PANELS if c in summary["conditions"]] or summary["conditions"][:2]
-
-
-def save_png(fig, path: str | os.PathLike) -> None:
-    fig.tight_layout()
-    # No Software/date metadata: the same results give a byte-identical file.
-    fig.savefig(path, dpi=_DPI, metadata={"Software": None}, bbox_inches="tight")
-    pyplot().close(fig)
 
 
 def _legend_name(summary: dict, label: str) -> str:

@@ -30,7 +30,7 @@ import math
 import os
 from collections import defaultdict
 
-from agreement.plots import pyplot
+from agreement.png import pyplot
 from agreement.results import Count, Results
 from agreement.stats import wilson
 from nonce.errors import NonceError

@@ -8,7 +8,8 @@ import pytest
 from agreement.errors import AgreeError
 from agreement.humans import HumanIndex
 from formats.humans import HumanJudgment
-from agreement.plots import plot_model_vs_human, pyplot
+from agreement.plots import plot_model_vs_human
+from agreement.png import pyplot
 from agreement.results import ATTRACTED, build_results
 from agreement.stats import wilson
 from formats.items import Item

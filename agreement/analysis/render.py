@@ -13,7 +13,7 @@ from pathlib import Path
 from agreement.analysis.mixed import attractor_effects
 from agreement.analysis.paired import N_BOOT
 from agreement.analysis.run import Analysis
-from agreement.plots import pyplot, save_png  # Agg pyplot; the deterministic PNG writer
+from agreement.png import pyplot, save_png
 from formats.manifest import atomic_write_text
 
 
