@@ -126,18 +126,18 @@ def test_mixed_model_recovers_known_coefficients(tmp_path):
 
 def test_mixed_model_intervals_cover_about_95_percent(tmp_path):
     """20 simulated data sets x 4 true coefficients: the Laplace intervals hold ~95% of
-    them (measured 77/80 here; mean-field VB's own sds held ~74%), and are not
-    made wide to get there."""
+    them (measured 78/80; mean-field VB's own sds held 65/80 on the same fits), and
+    are not made wide to get there."""
     pytest.importorskip("statsmodels", reason="statsmodels not installed")
     inside, widths = 0, []
     for seed in range(20):
-        fit, truth = _fit_simulated(tmp_path, seed, n_items=200, variants=2)
+        fit, truth = _fit_simulated(tmp_path, seed, n_items=80, variants=6)
         for term, value in truth.items():
             c = fit.term(term)
             inside += c.lo <= value <= c.hi
             widths.append(c.hi - c.lo)
     assert inside >= 0.8 * 80, inside
-    assert np.mean(widths) < 0.8, np.mean(widths)  # measured 0.66 log-odds
+    assert np.mean(widths) < 0.85, np.mean(widths)  # measured 0.68 log-odds (VB's: 0.50)
 
 
 def test_mixed_model_laplace_sds_equal_statsmodels_numerical_hessian(tmp_path):
