@@ -36,7 +36,8 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, 
       P(correct)/(P(correct)+P(wrong)) with the rater share, with bootstrap
       intervals, beside the split-half reliability of the raters and the noise
       ceiling sqrt(reliability); point-biserial of correctness vs the rater share
-    - logistic mixed model (statsmodels BinomialBayesMixedGLM, variational Bayes):
+    - logistic mixed model (statsmodels BinomialBayesMixedGLM, variational Bayes
+      estimates, Laplace intervals for the fixed effects):
       correct ~ nonce + model + model:attractors + (1|item) + (1|construction)
     - paired comparison of every two models, items as the bootstrap unit
     - EW/MW systematicity over target lemmas (rows scored on `agree swap-targets`)
