@@ -50,9 +50,13 @@ class StopFlag:
                 self._old[s] = signal.signal(s, self._handle)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
         for s, h in self._old.items():
             signal.signal(s, h)
+        if self.set and exc_type is None:
+            # the signal came after the last step, when nothing was left to stop: the
+            # caller (a next pipeline step, agree demo's) must still see the interrupt
+            raise KeyboardInterrupt
 
 
 def _detach(state):

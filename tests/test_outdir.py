@@ -114,11 +114,12 @@ def test_os_error_names_the_path():
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
-    """A test set of 10,000 items and a unigram model: score runs a few seconds."""
+    """A test set of 30,000 items and a unigram model: score runs a few seconds, long
+    enough for a signal to land inside the run on a loaded machine."""
     root = tmp_path_factory.mktemp("big")
     (root / "set").mkdir()
     write_items(root / "set" / "items.tsv",
-                [it.replace(item_id=f"{it.item_id}-{i}") for i in range(2000) for it in ITEMS])
+                [it.replace(item_id=f"{it.item_id}-{i}") for i in range(6000) for it in ITEMS])
     return root / "set", unigram(root / "m", SING)
 
 
@@ -159,7 +160,7 @@ def test_ctrl_c_in_score_is_one_line_and_exit_130(big, tmp_path):
     proc = start(["score", testset, "--model", model, "--out", tmp_path / "out", "-q"], tmp_path)
     try:
         wait_for(proc, lambda: any(p.name.startswith(".out.tmp-") for p in tmp_path.iterdir()))
-        time.sleep(0.3)                    # well inside the run (it takes seconds), not at its edges
+        time.sleep(0.1)                    # inside the run (it takes seconds), not at its edges
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
