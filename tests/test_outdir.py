@@ -124,8 +124,11 @@ def big(tmp_path_factory):
 
 
 def start(args, cwd):
+    # SIGINT at its default in the child: a shell that starts the test run in the
+    # background (`make test &`, nohup) makes it ignored, and Python then keeps it so
     return subprocess.Popen([sys.executable, "-m", "agreement.cli", *map(str, args)], cwd=cwd, env=ENV,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def wait_for(proc, predicate, seconds=60):
