@@ -67,8 +67,7 @@ class ScoredItem:
     @property
     def undecidable(self) -> bool:
         """The model cannot choose: both forms equally probable (or a NaN score)."""
-        a, b = self.logp_correct, self.logp_wrong
-        return a == b or math.isnan(a) or math.isnan(b)
+        return is_tie(self.logp_correct, self.logp_wrong)
 
     @property
     def p_correct_share(self) -> float:
@@ -92,11 +91,21 @@ class ScoredItem:
     attractors = property(lambda self: self.item.attractors)
 
 
+def is_tie(logp_correct: float, logp_wrong: float) -> bool:
+    """The undecidable rule: both forms equally probable, or a NaN score."""
+    return logp_correct == logp_wrong or math.isnan(logp_correct) or math.isnan(logp_wrong)
+
+
 def condition(item: Item) -> str:
     """Which table column an item belongs to: ``original``, ``nonce`` or a perturbation."""
-    if item.perturbation in ("", "original"):
-        return "original" if item.variant == 0 else "nonce"
-    return item.perturbation
+    return condition_of(item.perturbation, item.variant)
+
+
+def condition_of(perturbation: str, variant: int) -> str:
+    """The rule of :func:`condition` on the two fields it reads (for rows read back)."""
+    if perturbation in ("", "original"):
+        return "original" if variant == 0 else "nonce"
+    return perturbation
 
 
 def construction_label(item: Item) -> str:
@@ -153,9 +162,7 @@ class ScoredRow(NamedTuple):
     @property
     def condition(self) -> str:
         """``original``, ``nonce`` or the perturbation (the rule of :func:`condition`)."""
-        if self.perturbation in ("", "original"):
-            return "original" if self.variant == 0 else "nonce"
-        return self.perturbation
+        return condition_of(self.perturbation, self.variant)
 
     @property
     def key(self) -> tuple[str, str, int, str]:
@@ -178,10 +185,9 @@ def _typed(path: Path, line: int, fields: list[str]) -> ScoredRow:
      undecidable) = fields
     try:
         a, b = float(lc), float(lw)
-        tie = a == b or math.isnan(a) or math.isnan(b)
         return ScoredRow(item_id, int(variant), pert, cons, int(att), model, a, b, correct == "1",
                          oov == "1", group, testset, method or "target",
-                         tie if undecidable is None else undecidable == "1")
+                         is_tie(a, b) if undecidable is None else undecidable == "1")
     except ValueError as e:
         raise AgreeError(f"{path}:{line}: not a scored row (bad number: {e})") from None
 

@@ -130,8 +130,9 @@ def scored_table(paths: Sequence[str | os.PathLike]) -> ScoredTable:
                         np.array([r.correct for r, _ in rows], dtype=bool),
                         obj(r.condition for r, _ in rows),
                         sources=tuple(str(p) for p, _ in parts), humans_path=humans)
-    # the rule of agree score (ScoredItem.undecidable): accuracy is over decidable rows
-    undecidable = (lc == lw) | np.isnan(lc) | np.isnan(lw)
+    # as agree score counts them (read_scored: the column, or the rule of ScoredItem.undecidable);
+    # accuracy is over the decidable rows
+    undecidable = np.array([r.undecidable for r, _ in rows], dtype=bool)
     if undecidable.any():
         table = dataclasses.replace(table.subset(~undecidable), undecidable=int(undecidable.sum()))
     return table
