@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from agreement.errors import AgreeError
 from formats.items import Item
+from formats.manifest import rooted
 from formats.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredItem
 from lm.base import TargetQuery, load_model, read_config
@@ -62,16 +63,17 @@ class ModelSpec:
     kind: str
 
 
-def parse_model_specs(values: Sequence[str]) -> list[ModelSpec]:
+def parse_model_specs(values: Sequence[str], root: str | os.PathLike | None = None) -> list[ModelSpec]:
     """Parse ``--model`` values: ``[GROUP=]SPEC``, where SPEC is a model directory
     (ours, or a Hugging Face ``save_pretrained`` one, detected by its config.json's
     ``model_type``), ``hf:DIR`` (Hugging Face, said explicitly) or ``gguf:FILE.gguf``.
     A directory may be a glob (``lstm=runs/seed*``) so that one option names all
     seeds of a group. Without ``GROUP=`` a model's label is its directory (or file)
-    name, made unique with its parent folders when two share it."""
+    name, made unique with its parent folders when two share it. ``root``: where
+    relative paths are read (see :func:`split_model_value`)."""
     specs: list[tuple[Path, str | None, str]] = []
     for value in values:
-        group, scheme, paths = split_model_value(value)
+        group, scheme, paths = split_model_value(value, root)
         specs += [(Path(p), group or None, scheme) for p in paths]
     seen: set[str] = set()
     for d, _, _ in specs:
@@ -85,21 +87,25 @@ def parse_model_specs(values: Sequence[str]) -> list[ModelSpec]:
     return out
 
 
-def split_model_value(value: str) -> tuple[str, str, list[str]]:
+def split_model_value(value: str, root: str | os.PathLike | None = None) -> tuple[str, str, list[str]]:
     """One ``--model`` value -> (group or "", scheme ``hf``/``gguf``/"", the paths it
-    names: a glob expanded, sorted). :class:`AgreeError` when a glob matches nothing."""
-    group, _, path = value.partition("=") if "=" in value and not Path(value).exists() else ("", "", value)
-    scheme, path = _scheme(path)
+    names: a glob expanded, sorted). :class:`AgreeError` when a glob matches nothing.
+    ``root``: where a relative path is read (:func:`formats.manifest.rooted`; the paths
+    come back under it)."""
+    group, _, path = value.partition("=") if "=" in value and not Path(rooted(root, value)).exists() \
+        else ("", "", value)
+    scheme, path = _scheme(path, root)
+    path = str(rooted(root, path))
     paths = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
     if not paths:
         raise AgreeError(f"--model {value}: no directory matches {path!r}")
     return group, scheme, paths
 
 
-def _scheme(path: str) -> tuple[str, str]:
+def _scheme(path: str, root: str | os.PathLike | None = None) -> tuple[str, str]:
     """``hf:DIR`` -> ("hf", DIR); ``gguf:FILE`` -> ("gguf", FILE); else ("", path)."""
     for scheme in ("hf", "gguf"):
-        if path.startswith(scheme + ":") and not Path(path).exists():
+        if path.startswith(scheme + ":") and not Path(rooted(root, path)).exists():
             return scheme, path[len(scheme) + 1:]
     return "", path
 

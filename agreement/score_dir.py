@@ -79,12 +79,12 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
     (:func:`formats.manifest.rooted`)."""
     o = options
     humans, reference = rooted(root, o.humans), rooted(root, o.reference)
-    model_dirs = [rooted(root, d) for m in models for d in split_model_value(m)[2]]
+    model_dirs = [d for m in models for d in split_model_value(m, root)[2]]
     with atomic_output_dir(rooted(root, out), "score", [*(rooted(root, t) for t in testsets), humans, reference,
                                                         *model_dirs], force, quiet) as tmp:
         sets, notes = _load_sets(testsets, o.fmt, o.method, quiet, root)
         index = _humans(humans, sets, quiet)
-        specs = parse_model_specs([_rooted_model(m, root) for m in models])
+        specs = parse_model_specs(models, root)
         scoring: dict = {}
         with _torch_threads(o.torch_threads):
             scored, tokens_rows = _score(tmp, sets, specs, o.surprisal, o.units, from_outputs=o.from_outputs,
@@ -199,14 +199,3 @@ def _published(humans, reference, scored, root=None) -> dict:
         out["reference"] = reference_summary(read_reference(rooted(root, reference)), scored, reference)
     return out
 
-
-def _rooted_model(value: str, root) -> str:
-    """A ``--model`` value whose path is read from ``root`` (see split_model_value)."""
-    if root is None:
-        return value
-    group, sep, path = value.partition("=") if "=" in value and not rooted(root, value).exists() \
-        else ("", "", value)
-    for scheme in ("hf:", "gguf:"):
-        if path.startswith(scheme) and not rooted(root, path).exists():
-            return f"{group}{sep}{scheme}{rooted(root, path[len(scheme):])}"
-    return f"{group}{sep}{rooted(root, path)}"
