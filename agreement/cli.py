@@ -4,19 +4,24 @@ Each command lives in ``agreement/commands/<name>.py`` (about twenty lines that
 parse options, call one library function and write files) and is imported only
 when it runs, so ``agree extract`` never pays for importing torch. Domain errors
 from any layer become one ``Error: ...`` line and exit code 1 here, at the edge.
+SIGTERM is handled as Ctrl-C is (temporary directories and locks cleaned up on the
+way out), with one ``Terminated`` line and exit code 143.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import importlib
 import os
+import signal
 import sys
+import threading
 
 import click
 
 from agreement import __version__
 from agreement.errors import DOMAIN_ERRORS
-from lm.errors import FieldError, TrainingInterrupted
+from lm.errors import FieldError, Terminated, TrainingInterrupted
 
 #: command name -> (module, function). Order is the order of ``agree --help``.
 COMMANDS = {
@@ -53,13 +58,17 @@ class AgreeGroup(click.Group):
         # handed to manifests through the context (no global sys.argv below the edge).
         args = list(sys.argv[1:] if args is None else args)
         extra.setdefault("obj", {"argv": args})
-        return super().main(args, *rest, **extra)
+        with sigterm_raises():
+            return super().main(args, *rest, **extra)
 
     def invoke(self, ctx):
         # The one edge: every fault becomes one ``Error: ...`` line (exit 1), an
-        # interrupt one ``Interrupted`` line (exit 130).
+        # interrupt one ``Interrupted`` line (exit 130), SIGTERM ``Terminated`` (143).
         try:
             return super().invoke(ctx)
+        except Terminated:
+            click.echo("Terminated", err=True)
+            raise click.exceptions.Exit(128 + signal.SIGTERM) from None
         except (KeyboardInterrupt, click.exceptions.Abort) as e:
             if isinstance(e, click.exceptions.Abort) and not isinstance(e.__context__, KeyboardInterrupt):
                 raise
@@ -67,14 +76,34 @@ class AgreeGroup(click.Group):
             raise click.exceptions.Exit(130) from None
         except DOMAIN_ERRORS as e:
             message = spell_fields(e, self.get_command(ctx, ctx.invoked_subcommand or ""))
-            if isinstance(e, TrainingInterrupted):  # Ctrl-C in train-lm, checkpoint saved
-                click.echo(f"Interrupted: {message}", err=True)
-                raise click.exceptions.Exit(130) from None
+            if isinstance(e, TrainingInterrupted):  # Ctrl-C or SIGTERM in train-lm, checkpoint saved
+                what = "Terminated" if e.signum == signal.SIGTERM else "Interrupted"
+                click.echo(f"{what}: {message}", err=True)
+                raise click.exceptions.Exit(128 + e.signum) from None
             raise click.ClickException(message) from None
         except UnicodeDecodeError as e:
             raise click.ClickException(f"input is not valid UTF-8 ({e.reason} at byte {e.start})") from None
         except OSError as e:
             raise click.ClickException(describe_os_error(e)) from None
+
+
+@contextlib.contextmanager
+def sigterm_raises():
+    """While a command runs, SIGTERM raises :class:`lm.errors.Terminated` (a
+    KeyboardInterrupt) where it lands, so the clean-up that Ctrl-C gets runs for it
+    too; the former handler comes back afterwards (tests run commands in-process)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum, frame):
+        raise Terminated()
+
+    old = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def spell_fields(e: Exception, command: click.Command | None) -> str:

@@ -6,7 +6,7 @@ import os
 from typing import Sequence
 
 from formats.blimp import write_blimp
-from agreement.options import log
+from agreement.options import log, warn
 from formats.manifest import atomic_output_dir, write_manifest
 from formats.multiblimp import write_multiblimp
 from formats.papertab import detect_testset, load_testset, testset_files
@@ -26,6 +26,8 @@ def export_to_dir(out: str | os.PathLike, testsets: Sequence[str], fmt: str, *, 
         for t in testsets:
             ts = load_testset(t)
             log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
+            for skipped in ts.notes:   # pairs the reader dropped (identical sentences): said, even with --quiet
+                warn(skipped)
             items += ts.items
         if fmt == "blimp":
             counts = write_blimp(items, tmp, condition)

@@ -10,6 +10,7 @@ import math
 
 import click
 
+from formats.resources import cpu_count
 from lm.device import DEVICE_NAMES, check_device_name
 from lm.errors import LMError
 
@@ -37,26 +38,25 @@ def out_option(f):
     return _out(_force(f))
 
 
-seed_option = click.option(
-    "--seed", type=int, default=1111, show_default=True,
-    help="Random seed; the same seed gives byte-identical output.")
 quiet_option = click.option(
     "--quiet", "-q", is_flag=True, help="No progress bars or log lines on stderr.")
 
 
 class Number(click.ParamType):
-    """An int or a finite float within [min, max] (an end excluded when ``*_open``)."""
+    """An int or a finite float within [min, max] (an end excluded when ``*_open``);
+    ``why`` says where a bound comes from (shown with the range when a value is refused)."""
 
     def __init__(self, kind: type = float, min: float | None = None, max: float | None = None,
-                 min_open: bool = False, max_open: bool = False):
+                 min_open: bool = False, max_open: bool = False, why: str = ""):
         self.kind, self.min, self.max = kind, min, max
         self.min_open, self.max_open = min_open, max_open
+        self.why = why
         self.name = "integer" if kind is int else "float"
 
     def describe(self) -> str:
-        low = "" if self.min is None else f"{self.min:g} {'<' if self.min_open else '<='} "
-        high = "" if self.max is None else f" {'<' if self.max_open else '<='} {self.max:g}"
-        return f"{low}x{high}"
+        low = "" if self.min is None else f"{_shown(self.min)} {'<' if self.min_open else '<='} "
+        high = "" if self.max is None else f" {'<' if self.max_open else '<='} {_shown(self.max)}"
+        return f"{low}x{high}" + (f" ({self.why})" if self.why else "")
 
     def get_metavar(self, param, ctx=None) -> str:
         return "INTEGER" if self.kind is int else "FLOAT"
@@ -70,19 +70,58 @@ class Number(click.ParamType):
             self.fail(f"{value!r} is not a finite number", param, ctx)
         if (self.min is not None and (x < self.min or (self.min_open and x == self.min))) or \
                 (self.max is not None and (x > self.max or (self.max_open and x == self.max))):
-            self.fail(f"{x:g} is not in the range {self.describe()}", param, ctx)
+            self.fail(f"{_shown(x)} is not in the range {self.describe()}", param, ctx)
         return x
 
 
-#: The ranges, by meaning. Commands use these, never a bare ``type=int``/``float``
-#: for a value with a range.
-POSITIVE_INT = Number(int, min=1)                    # counts of things: epochs, sizes, threads
-COUNT = Number(int, min=0)                           # may be zero
-POSITIVE = Number(float, min=0, min_open=True)       # lr, minutes
-NON_NEGATIVE = Number(float, min=0)                  # clip
+def _shown(x: float) -> str:
+    """An int as written (4294967295, not 4.29497e+09), a float in %g."""
+    return str(x) if isinstance(x, int) else f"{x:g}"
+
+
+#: The ranges, by meaning: each option takes only values the code below it can
+#: honour. Commands use these, never a bare ``type=int``/``float``. Sizes whose
+#: product is what costs (model sizes, nonce variants) are checked once more against
+#: the machine by the library, with the estimate in the message (formats.resources).
+INT64_MAX = 2 ** 63 - 1        # torch and numpy take counts and sizes as 64-bit ints
+INT32_MAX = 2 ** 31 - 1        # C++ libraries below (sentencepiece, KenLM) take 32-bit ints
+POSITIVE_INT = Number(int, min=1, max=INT64_MAX)     # counts of things: epochs, steps
+COUNT = Number(int, min=0, max=INT64_MAX)            # may be zero
+SIZE = Number(int, min=1, max=INT32_MAX)             # model and batch sizes, vocabularies
+POSITIVE = Number(float, min=0, min_open=True, max=1e9)   # minutes
+NON_NEGATIVE = Number(float, min=0, max=1e9)         # clip
+LEARNING_RATE = Number(float, min=0, min_open=True, max=1e4,
+                       why="a larger step diverges at once; the paper's SGD uses 20")
 PROBABILITY = Number(float, min=0, max=1)            # shares, severities
 DROPOUT = Number(float, min=0, max=1, max_open=True)
 FINITE = Number(float)
+#: numpy's RandomState and sentencepiece take unsigned 32-bit seeds (torch takes more)
+SEED = Number(int, min=0, max=2 ** 32 - 1, why="the seeds numpy and sentencepiece accept")
+#: threads and worker processes: more than the CPUs there are only waits
+CPUS = Number(int, min=1, max=cpu_count(), why="the CPUs this machine gives agree")
+
+seed_option = click.option(
+    "--seed", type=SEED, default=1111, show_default=True,
+    help="Random seed (0 to 4294967295); the same seed gives byte-identical output.")
+
+
+class Lang(click.ParamType):
+    """A language code (en, it, pt-BR, synth): letters first, then letters, digits, _ or -."""
+    name = "lang"
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return "LANG"
+
+    def convert(self, value, param, ctx):
+        text = str(value)
+        if not text.strip():
+            self.fail("an empty language code; give one such as en or it", param, ctx)
+        if not (text[0].isalpha() and all(c.isalnum() or c in "_-" for c in text)):
+            self.fail(f"{text!r} is not a language code (such as en, it or pt-BR)", param, ctx)
+        return text
+
+
+LANG = Lang()
 
 
 class Device(click.ParamType):

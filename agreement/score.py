@@ -33,6 +33,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agreement.errors import AgreeError
+from agreement.score_checks import check_finite
 from formats.items import Item
 from formats.manifest import rooted
 from formats.papertab import freq_baseline, scores_from_column
@@ -203,16 +204,18 @@ def _score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) -
         pairs = [sentence_pair(it) for it in batch]
         words = scorer.word_logprobs([g for g, _ in pairs] + [b for _, b in pairs])
         good, bad = words[:len(batch)], words[len(batch):]
+        # the sum of the per-word log-probabilities is the sentence's (lm.base.Scorer)
+        logp = np.array([[float(np.sum(g)), float(np.sum(b))] for g, b in zip(good, bad)],
+                        dtype=np.float64).reshape(len(batch), 2)
+        check_finite(scorer.name, batch, logp, labels)     # before tokens.tsv gets a word
         if on_words is not None:
             on_words(scorer, batch, labels, good, bad)
-    if method == "sentence":
-        # the sum of the per-word log-probabilities is the sentence's (lm.base.Scorer)
-        return np.array([[float(np.sum(g)), float(np.sum(b))] for g, b in zip(good, bad)],
-                        dtype=np.float64).reshape(len(batch), 2)
-    logp = scorer.score_targets([target_query(it) for it in batch])
-    if getattr(logp, "shape", None) != (len(batch), 2):
-        raise AgreeError(f"model {scorer.name}: scorer returned shape "
-                         f"{getattr(logp, 'shape', None)}, expected {(len(batch), 2)}")
+    if method != "sentence":
+        logp = scorer.score_targets([target_query(it) for it in batch])
+        if getattr(logp, "shape", None) != (len(batch), 2):
+            raise AgreeError(f"model {scorer.name}: scorer returned shape "
+                             f"{getattr(logp, 'shape', None)}, expected {(len(batch), 2)}")
+    check_finite(scorer.name, batch, logp, labels)
     return logp
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from agreement.errors import AgreeError
 from agreement.humans import HumanIndex, check_coverage
 from formats.humans import read_humans
-from agreement.options import log
+from agreement.options import log, warn
 from agreement.score import parse_model_specs, score_testsets, split_for_method, split_model_value
 from agreement.summary import main_table, write_report
 from agreement.surprisal import TOKENS_FILE, SurprisalWriter
@@ -145,8 +145,8 @@ def _load_sets(testsets, fmt: str, method: str, quiet: bool, root=None):
             ts = dataclasses.replace(ts, items=tuple(kept))
         log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
         sets.append(ts)
-    for n in notes:
-        log(n, quiet)
+    for n in notes:   # items not scored: a warning, shown even with --quiet
+        warn(n)
     if not any(ts.items for ts in sets):
         raise AgreeError(f"nothing to score: {', '.join(ts.label for ts in sets)} "
                          f"{'has' if len(sets) == 1 else 'have'} no items (an empty test set: "

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from formats.errors import AgreeError
+from formats.tsv import checked_rows, header_of
 from formats.items import Item
 from treebanks.features import format_feats, parse_feats
 
@@ -124,10 +125,10 @@ def read_colorlessgreen(path_prefix_or_dir: str | os.PathLike,
         return read_gold_only(text, gold, evals, paths, features)
     with open(paths[".tab"], encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t")
-        missing = [c for c in TAB_COLUMNS[:-1] if c not in (reader.fieldnames or [])]
+        missing = [c for c in TAB_COLUMNS[:-1] if c not in (header_of(reader, paths[".tab"]) or [])]
         if missing:
             raise AgreeError(f"{paths['.tab']}:1: missing columns {', '.join(missing)}")
-        tab = list(reader)
+        tab = list(checked_rows(reader, paths[".tab"]))
     if len(gold) != len(text) or len(tab) != 2 * len(text) or (evals is not None and len(evals) != len(text)):
         raise AgreeError(f"{prefix}: row counts disagree (.text {len(text)}, .gold {len(gold)}, "
                          f".tab {len(tab)} = 2 per sentence{'' if evals is None else f', .eval {len(evals)}'})")

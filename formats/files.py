@@ -170,8 +170,14 @@ def output_lock(target: Path, quiet: bool = False) -> Iterator[Path]:
             note(f"removed the stale lock {lock} (its run, pid "
                  f"{owner['pid'] if owner else '?'}, is gone)", quiet)
             continue
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(mine, fh)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(mine, fh)
+        except BaseException as e:   # a full disk (at the write or the close), or a signal
+            lock.unlink(missing_ok=True)
+            if isinstance(e, OSError):
+                raise named(e, target.parent) from None
+            raise
         break
     else:
         raise AgreeError(f"{lock}: could not take the lock; delete it if no agree run is writing {target}")

@@ -8,12 +8,14 @@ nobody rated are left out. Matching judgments to test items is
 from __future__ import annotations
 
 import csv
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from formats.errors import AgreeError, names_undecodable
+from formats.tsv import checked_rows
 from formats.papertab import read_paper_tab
 
 HUMAN_COLUMNS = ("item_id", "variant", "votes_correct", "votes_wrong")
@@ -74,12 +76,14 @@ def read_humans(path: str | os.PathLike) -> list[HumanJudgment]:
     out = []
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        for row in reader:
+        for row in checked_rows(reader, path):
             try:
                 j = HumanJudgment(row["item_id"], int(row["variant"]), float(row["votes_correct"]),
                                   float(row["votes_wrong"]))
             except (TypeError, ValueError) as e:
                 raise AgreeError(f"{path}:{reader.line_num}: malformed vote row ({e})") from None
+            if not (math.isfinite(j.votes_correct) and math.isfinite(j.votes_wrong)):
+                raise AgreeError(f"{path}:{reader.line_num}: a vote count that is not a finite number")
             if j.votes_correct < 0 or j.votes_wrong < 0:
                 raise AgreeError(f"{path}:{reader.line_num}: negative vote count")
             if j.votes_correct + j.votes_wrong > 0:

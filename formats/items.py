@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from formats.errors import AgreeError
+from formats.item_checks import item_problem
+from formats.tsv import checked_rows, header_of
 
 ITEMS_FILE = "items.tsv"
 
@@ -159,20 +161,24 @@ def read_items(path: str | os.PathLike) -> Iterator[Item]:
 def _read_rows(path: Path) -> Iterator[Item]:
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        if reader.fieldnames is None:
+        header = header_of(reader, path)
+        if header is None:
             raise AgreeError(f"{path}: empty file (not even a header line); not an agree items.tsv")
         missing = [c for c in ("item_id", "variant", "tokens", "correct", "wrong", "target_index")
-                   if c not in reader.fieldnames]
+                   if c not in header]
         if missing:
             raise AgreeError(f"{path}: not an agree items.tsv (missing columns: {', '.join(missing)})")
-        n = len(reader.fieldnames)
-        for row in reader:
+        n = len(header)
+        for row in checked_rows(reader, path):
             lineno = reader.line_num
             if None in row or None in row.values():   # csv's marks for too many / too few fields
                 found = n + len(row.get(None) or ()) - sum(v is None for v in row.values())
                 raise AgreeError(f"{path}:{lineno}: expected {n} columns, found {found} "
                                  f"(a truncated or damaged row)")
             try:
-                yield Item.from_row(row)
+                item = Item.from_row(row)
             except (KeyError, ValueError, AttributeError) as e:
                 raise AgreeError(f"{path}:{lineno}: malformed item row ({e})") from None
+            if (problem := item_problem(item)) is not None:
+                raise AgreeError(f"{path}:{lineno}: not a usable item: {problem}")
+            yield item

@@ -7,6 +7,7 @@ a half-written directory where a user (or the next command) would read it.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import shutil
@@ -16,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from formats.errors import AgreeError
 from formats.files import claim_output, commit_dir, make_tmp_dir, sha256_of
 
 MANIFEST = "manifest.json"
@@ -143,8 +145,58 @@ def write_manifest(directory: str | os.PathLike, command: str, inputs: Iterable[
         "versions": versions(),
         **{k: _jsonable(v) for k, v in extra.items()},
     }
+    if (where := _non_finite(manifest)) is not None:   # NaN is not JSON, and never a result
+        raise AgreeError(f"{Path(directory) / MANIFEST}: {where} is not a finite number; "
+                         "nothing was written")
     atomic_write_text(Path(directory) / MANIFEST, json.dumps(manifest, indent=2, sort_keys=False) + "\n")
     return manifest
+
+
+def _non_finite(value: Any, where: str = "") -> str | None:
+    """The key path of the first NaN or infinity in a JSON-like value, else None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{where or 'a value'} ({value})"
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, sub in items:
+        if (found := _non_finite(sub, f"{where}.{key}" if where else str(key))) is not None:
+            return found
+    return None
+
+
+#: the manifest key listing an output directory's own files with their checksums
+OUTPUT_FILES = "files"
+
+
+def describe_outputs(directory: str | os.PathLike, skip: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """Name, size and sha256 of each file at the top of ``directory`` (manifest.json,
+    hidden files and the names in ``skip`` excepted), for a manifest's ``files``: what
+    :func:`changed_outputs` checks before the directory is used (a model's weights and
+    config must be the ones written together)."""
+    skipped = {MANIFEST, *skip}
+    return [{"path": f.name, "bytes": f.stat().st_size, "sha256": sha256_of(f)}
+            for f in sorted(Path(directory).iterdir())
+            if f.is_file() and not f.name.startswith(".") and f.name not in skipped]
+
+
+def changed_outputs(directory: str | os.PathLike) -> list[str]:
+    """The files of ``directory`` that its manifest.json lists under ``files`` and that
+    are no longer what was written (another sha256); [] without such a manifest (an
+    older one, or none). A listed file that is missing is left to the reader that needs it."""
+    try:
+        listed = read_manifest(directory).get(OUTPUT_FILES)
+    except (OSError, ValueError, AttributeError):
+        return []
+    if not isinstance(listed, list):
+        return []
+    changed = []
+    for entry in listed:
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) \
+                or Path(entry["path"]).name != entry["path"]:     # top-level names only
+            continue
+        path = Path(directory) / entry["path"]
+        if path.is_file() and sha256_of(path) != entry.get("sha256"):
+            changed.append(entry["path"])
+    return changed
 
 
 def read_manifest(directory: str | os.PathLike) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from typing import Iterable
 
 from formats.blimp import AGREE_FIELDS, PairSkips, expand_files, join_words, pair_item
 from formats.errors import AgreeError
+from formats.tsv import checked_rows, header_of
 from formats.items import Item
 
 REQUIRED = ("sen", "wrong_sen")
@@ -70,11 +71,11 @@ def read_multiblimp(paths, skips: PairSkips | None = None) -> list[Item]:
         skips.files.append(path)
         with open(path, encoding="utf-8", newline="") as fh:
             reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-            missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
+            missing = [c for c in REQUIRED if c not in (header_of(reader, path) or [])]
             if missing:
                 raise AgreeError(f"{path}: not a MultiBLiMP file (missing columns: "
                                  f"{', '.join(missing)})")
-            for n, row in enumerate(reader):
+            for n, row in enumerate(checked_rows(reader, path)):
                 if row["sen"] is None or row["wrong_sen"] is None:
                     raise AgreeError(f"{path}:{reader.line_num}: row has fewer columns than the header")
                 item = _item(row, path, n)

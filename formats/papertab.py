@@ -35,6 +35,7 @@ from formats.items import ITEMS_FILE, Item, read_items
 from formats.scored import ScoredItem
 from formats.blimp import PairSkips, looks_like_blimp, read_blimp
 from formats.colorlessgreen import read_colorlessgreen
+from formats.tsv import checked_rows, header_of
 from formats.multiblimp import looks_like_multiblimp, read_multiblimp
 
 #: Columns of the paper's .tab files that are not model outputs.
@@ -104,7 +105,7 @@ def read_paper_tab(path: str | os.PathLike) -> PaperTable:
         raise AgreeError(f"{path}: no such file")
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t")
-        columns = tuple(reader.fieldnames or ())
+        columns = tuple(header_of(reader, path) or ())
         missing = [c for c in _REQUIRED if c not in columns]
         if missing:
             raise AgreeError(f"{path}: not a colorlessgreen .tab file (missing columns: "
@@ -112,7 +113,7 @@ def read_paper_tab(path: str | os.PathLike) -> PaperTable:
         numeric = [c for c in columns if c not in STANDARD_COLUMNS or c in ("freq", "mturk_count")]
         order: list[tuple] = []
         pairs: dict[tuple, dict[str, tuple[int, dict]]] = {}
-        for row in reader:
+        for row in checked_rows(reader, path):
             line = reader.line_num
             key = (row["pattern"], row["constr_id"], row["sent_id"])
             if key not in pairs:
@@ -141,9 +142,12 @@ def read_paper_tab(path: str | os.PathLike) -> PaperTable:
 
 def _number(text: str | None, path: Path, line: int, column: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except (TypeError, ValueError):
         raise AgreeError(f"{path}:{line}: column {column!r} holds {text!r}, not a number") from None
+    if not math.isfinite(value):   # a log-probability or count of nan/inf would become nan accuracies
+        raise AgreeError(f"{path}:{line}: column {column!r} holds {text!r}, not a finite number")
+    return value
 
 
 def scores_from_column(table: PaperTable, column: str, testset: str = ""):

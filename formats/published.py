@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from formats.errors import AgreeError
+from formats.tsv import checked_rows
 from formats.scored import condition, construction_label
 
 HUMANS = "humans"
@@ -48,7 +49,7 @@ def read_blimp_humans(path: str | os.PathLike) -> dict[str, tuple[float, int]]:
     out = {}
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
-        for row in reader:
+        for row in checked_rows(reader, path):
             try:
                 out[row["Condition"]] = (float(row["total_mean"]), int(float(row.get("count") or 0)))
             except (TypeError, ValueError) as e:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from formats.errors import AgreeError, names_undecodable
+from formats.tsv import checked_rows
 from formats.items import Item
 
 #: Columns of the scored ``items.tsv``, then three of ours (``undecidable``:
@@ -203,10 +204,11 @@ def read_scored(path: str | os.PathLike) -> list[ScoredRow]:
         raise AgreeError(f"{path}: no scored items.tsv (run agree score first)")
     with open(tsv, encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(reader, [])
+        rows_in = checked_rows(reader, tsv)
+        header = next(rows_in, [])
         pos = _columns(tsv, header)
         rows = []
-        for line, row in enumerate(reader, start=2):
+        for line, row in enumerate(rows_in, start=2):
             if len(row) < len(header):
                 raise AgreeError(f"{tsv}:{line}: {len(row)} fields, the header has {len(header)}")
             rows.append(_typed(tsv, line, [None if i is None else row[i] for i in pos]))

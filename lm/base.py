@@ -27,6 +27,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from lm.errors import LMError
+from lm.model_checks import check_model_files
 from formats.vocab import check_vocab
 
 CONFIG_FILE = "config.json"
@@ -190,6 +191,7 @@ def load_model(model_dir: str | os.PathLike, **options) -> Scorer:
         # "hf" is not written in a config.json: read_config infers it from model_type
         known = ", ".join(sorted(k for k in _BACKEND_MODULES if k != "hf"))
         raise LMError(f"{model_dir}: unknown model kind {kind!r} (known: {known})")
+    check_model_files(model_dir)   # config, weights and vocabulary are the ones written together
     check_vocab(Path(model_dir), config)
     scorer = _LOADERS[kind](Path(model_dir), config, **options)
     if not scorer.name:

@@ -123,8 +123,13 @@ def check_finite(loss: float, step: int, directory: Path, what: str = "loss") ->
 
 
 def save_model(model: torch.nn.Module, config_dict: dict, directory: Path) -> None:
-    _save({"state_dict": _cpu(model.state_dict()), "config": dict(config_dict)},
-          Path(directory) / MODEL_FILE)
+    save_weights(model.state_dict(), config_dict, directory)
+
+
+def save_weights(state_dict: dict, config_dict: dict, directory: Path) -> None:
+    """``model.pt`` (``{"state_dict", "config"}``), written whole or not at all; a full
+    disk is an OSError naming the file, never torch's opaque RuntimeError."""
+    _save({"state_dict": _cpu(state_dict), "config": dict(config_dict)}, Path(directory) / MODEL_FILE)
 
 
 def save_checkpoint(state: dict, directory: Path) -> None:
@@ -148,8 +153,7 @@ def load_checkpoint(directory: Path, *, config: dict, options: dict, corpus_sha2
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, EOFError, OSError, ValueError, pickle.UnpicklingError,
             zipfile.BadZipFile) as e:
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise LMError(f"{path}: unreadable checkpoint ({first})") from None
+        raise LMError(f"{path}: unreadable checkpoint ({load_failure(e)})") from None
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
         raise LMError(f"{path}: not a checkpoint of `agree train-lm` (format "
                       f"{ckpt.get('format') if isinstance(ckpt, dict) else type(ckpt).__name__!r}, "
@@ -166,6 +170,14 @@ def load_checkpoint(directory: Path, *, config: dict, options: dict, corpus_sha2
                          f"differs in {literal('; '.join(wrong))}. Resume with the original "
                          "settings and {resume}, or start afresh without {resume}")
     return {**ckpt, "progress": Progress.from_dict(ckpt.get("progress"), path)}
+
+
+def load_failure(e: BaseException) -> str:
+    """Why torch.load failed, in one line (never torch's advice to unpickle the file anyway)."""
+    first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+    if first.startswith("Weights only load failed"):
+        return "not a file torch.save wrote, or damaged"
+    return first
 
 
 def _differences(what: str, saved: dict, now: dict) -> list[str]:

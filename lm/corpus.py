@@ -43,6 +43,7 @@ from typing import Iterator, Sequence
 
 from formats.manifest import atomic_output_dir, rooted, write_manifest
 from formats.vocab import EOS, UNK, read_vocab  # noqa: F401  (EOS, UNK handed on)
+from lm.corpus_checks import check_trainable_splits, split_tokens
 from lm.errors import LMError
 
 SPLITS = ("train", "valid", "test")
@@ -226,7 +227,8 @@ def load_corpus(directory: str | os.PathLike) -> Corpus:
             f"(no {', '.join(missing)})"
         raise LMError(f"{directory}: {what}; make one with `agree corpus`")
     read_vocab(directory / "vocab.txt")  # validates
-    n_tokens = {split: _count_tokens(directory / f"{split}.txt") for split in SPLITS}
+    n_tokens = {split: split_tokens(directory / f"{split}.txt") for split in SPLITS}
+    check_trainable_splits(directory, n_tokens)
     lang, stats = "", {}
     manifest = directory / "manifest.json"
     if manifest.is_file():
@@ -289,14 +291,6 @@ def _corpus(directory: Path, lang: str, n_tokens: dict, stats: dict) -> Corpus:
 def _most_frequent(counts: Counter, n: int) -> list[str]:
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return [w for w, _ in ranked if w not in (EOS, UNK)][:n]
-
-
-def _count_tokens(path: Path) -> int:
-    n = 0
-    with open(path, "rb") as fh:
-        for line in fh:
-            n += len(line.split())
-    return n
 
 
 def _names(paths: Sequence[Path]) -> str:

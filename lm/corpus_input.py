@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 
 from tqdm import tqdm
 
+from formats.sniff import own_format
 from lm.errors import LMError
 from lm.tokenize import get_tokenizer
 from lm.wikidump import is_dump, iter_pages, open_binary, page_paragraphs
@@ -61,6 +62,7 @@ def _text_sentences(path: Path, lang, stats, clitics, workers):
     """Lines of a plain tokenised text file (compressed or not) as sentences."""
     stream, raw = open_binary(path)
     lineno = 0
+    head: list[str] = []
     try:
         for lineno, line in enumerate(stream, 1):
             try:
@@ -68,9 +70,15 @@ def _text_sentences(path: Path, lang, stats, clitics, workers):
             except UnicodeDecodeError as e:
                 raise LMError(f"{path}:{lineno}: not valid UTF-8 ({e.reason} at byte {e.start} "
                               "of the line)") from None
+            if "\x00" in text:
+                raise LMError(f"{path}:{lineno}: binary data (NUL bytes), not tokenised text")
             if lineno <= _SNIFF_LINES and _looks_conllu(text):
                 raise LMError(f"{path}:{lineno}: this looks like a CoNLL-U treebank, not a dump or "
                               f"tokenised text; for treebanks use agree extract")
+            if lineno <= _OWN_LINES:
+                head.append(text)
+                if lineno == _OWN_LINES:
+                    _refuse_own_format(path, head)
             words = text.lstrip("\ufeff").split()
             if words and not _WIKITEXT_HEADING.match(text):
                 yield words, (raw.tell() if lineno % 1000 == 0 else None)
@@ -79,6 +87,19 @@ def _text_sentences(path: Path, lang, stats, clitics, workers):
                       f"({e or 'unexpected end of data'})") from None
     finally:
         raw.close()
+    if len(head) < _OWN_LINES:
+        _refuse_own_format(path, head)
+
+
+#: lines read to recognise one of agree's own files given as text (formats.sniff)
+_OWN_LINES = 3
+
+
+def _refuse_own_format(path: Path, head: list[str]) -> None:
+    """A test set, manifest, vocabulary ... given where text is expected: say what it is."""
+    if (what := own_format(head)) is not None:
+        raise LMError(f"{path}: this is {what}, not a dump or tokenised text (one sentence per "
+                      "line); a corpus is made from Wikipedia dumps or plain text")
 
 
 def _dump_sentences(path: Path, lang, stats, clitics, workers):

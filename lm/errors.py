@@ -1,6 +1,7 @@
 """The errors of the ``lm`` layer. The CLI turns each into one ``Error: ...`` line."""
 from __future__ import annotations
 
+import signal
 import string
 
 
@@ -33,4 +34,20 @@ def literal(value) -> str:
 
 
 class TrainingInterrupted(FieldError):
-    """Training stopped on SIGINT/SIGTERM after saving a checkpoint (resumable)."""
+    """Training stopped on SIGINT/SIGTERM after saving a checkpoint (resumable);
+    ``signum``: the signal that stopped it (the CLI exits 128 + signum)."""
+
+    def __init__(self, template: str, signum: int = signal.SIGINT):
+        super().__init__(template)
+        self.signum = signum
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (what ``timeout``, ``kill`` and job schedulers send), raised where it lands
+    as Ctrl-C's KeyboardInterrupt is, so that every clean-up on the way out (temporary
+    directories, locks) runs the same; the CLI reports it and exits 143."""
+
+
+def interrupt_for(signum: int) -> KeyboardInterrupt:
+    """The exception that stands for signal ``signum`` (SIGTERM: Terminated; else Ctrl-C's)."""
+    return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()

@@ -40,6 +40,9 @@ LN10 = math.log(10.0)
 MODEL_FILE = "model.binary"
 #: the n-gram order of the paper's 5-gram
 DEFAULT_ORDER = 5
+#: the orders build_binary's probing models take: at least bigrams, at most KenLM's
+#: compiled maximum (KENLM_MAX_ORDER, 6 in the kenlm source release agree builds)
+MIN_ORDER, MAX_ORDER = 2, 6
 INSTALL_HINT = ("build it into this environment with `agree setup kenlm` (needs cmake, a C++ compiler, "
                 "Boost, zlib, bzip2 and lzma headers), or put lmplz and build_binary on PATH "
                 "or in $AGREE_KENLM_BIN")
@@ -82,8 +85,9 @@ def train_kn5(corpus, out_dir: Path, *, order: int = DEFAULT_ORDER, memory: str 
     validation perplexity over ``corpus.valid`` (natural-log based, ``<unk>``
     targets excluded, sentence ends counted as the LSTM counts ``<eos>``).
     """
-    if order < 1:
-        raise FieldError(f"{{order}} must be at least 1 (got {order})")
+    if not MIN_ORDER <= order <= MAX_ORDER:   # refused before lmplz spends minutes on it
+        raise FieldError(f"{{order}} must be between {MIN_ORDER} and {MAX_ORDER}, the orders KenLM's "
+                         f"build_binary takes (got {order})")
     lmplz, build_binary = find_tool("lmplz"), find_tool("build_binary")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

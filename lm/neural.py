@@ -50,10 +50,12 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lm.base import Scorer, register
+from lm.base import CONFIG_FILE, Scorer, register
 from lm.device import resolve_device
 from formats.vocab import read_vocab
+from lm.checkpoint import load_failure
 from lm.errors import LMError
+from lm.model_checks import check_config_matches, check_config_types, check_finite_weights
 from lm.neural_sentence import SentenceScoring
 from lm.subword import EOS, SPM_FILE, UNK, SubwordVocab
 from lm.models import LMConfig, build_model
@@ -302,15 +304,19 @@ def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - a damaged file can fail anywhere in unpickling
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise LMError(f"{path}: unreadable checkpoint, corrupt or not written by "
-                      f"`agree train-lm` ({first})") from None
+                      f"`agree train-lm` ({load_failure(e)})") from None
     if not isinstance(ckpt, dict) or "state_dict" not in ckpt:
         raise LMError(f"{path}: not a model checkpoint (expected a dict with "
                       f"'state_dict' and 'config')")
+    check_config_types(config, Path(model_dir) / CONFIG_FILE)
     raw = ckpt.get("config")
     if raw is None:  # older checkpoints: the architecture fields of config.json
         raw = {k: v for k, v in config.items() if k in LMConfig.__dataclass_fields__}
+    if not isinstance(raw, dict):
+        raise LMError(f"{path}: not a model checkpoint (its 'config' is not a dict)")
+    check_config_types(raw, path)
+    check_config_matches(config, raw, Path(model_dir) / CONFIG_FILE, path)
     try:
         lm_config = LMConfig.from_dict(raw)
         model = build_model(lm_config)
@@ -325,6 +331,7 @@ def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
         detail = "; ".join(str(e).strip().splitlines()[:4])
         raise LMError(f"{path}: weights do not match the configuration in "
                       f"{model_dir / 'config.json'} ({detail})") from None
+    check_finite_weights(model.state_dict().items(), path)
     return model
 
 

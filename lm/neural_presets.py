@@ -108,7 +108,20 @@ def neural_configs(arch: str, settings: dict, seed: int):
         raise LMError(f"invalid model settings: {e}") from None
     options = TrainOptions(seed=seed, **{k: v for k, v in settings.items()
                                          if k not in MODEL_SETTINGS})
+    _check_memory(config, options)
     return config, options
+
+
+def _check_memory(config, options) -> None:
+    """Sizes that cannot fit are refused before anything is written or built; the
+    vocabulary is not known yet (a lower bound is used: the pieces asked for, or none
+    for words), so :mod:`lm.neural_train` checks again once it is built."""
+    from lm.budget import check_training_memory, device_memory  # lazy: with torch, as LMConfig above
+    from lm.device import resolve_device
+
+    vocab = options.sp_vocab_size if config.tokenizer == "sentencepiece" else 2
+    available, on_gpu = device_memory(resolve_device(options.device))
+    check_training_memory(config, options, vocab, available, on_gpu, vocab_known=vocab > 2)
 
 
 def neural_settings(arch: str, size: str, *, seed: int, max_steps: int | None = None,

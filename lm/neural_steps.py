@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from lm.distributed import DistInfo, agree
+from lm.errors import interrupt_for
 from lm.neural_data import windows
 from lm.softmax_loss import linear_cross_entropy, token_nll
 
@@ -35,11 +36,12 @@ class StopFlag:
 
     def __init__(self, quiet: bool):
         self.set, self.quiet, self._old = False, quiet, {}
+        self.signum = signal.SIGINT      # the signal that set the flag (SIGTERM exits 143)
 
     def _handle(self, signum, frame):
         if self.set:
-            raise KeyboardInterrupt
-        self.set = True
+            raise interrupt_for(signum)
+        self.set, self.signum = True, signum
         if not self.quiet:
             print("\nstopping after this batch and saving a checkpoint "
                   "(press Ctrl-C again to stop at once, without one)", file=sys.stderr)
@@ -56,7 +58,7 @@ class StopFlag:
         if self.set and exc_type is None:
             # the signal came after the last step, when nothing was left to stop: the
             # caller (a next pipeline step, agree demo's) must still see the interrupt
-            raise KeyboardInterrupt
+            raise interrupt_for(self.signum)
 
 
 def _detach(state):

@@ -44,6 +44,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from lm.budget import check_training_memory, device_memory
 from lm.checkpoint import (Progress, check_finite, load_checkpoint, save_checkpoint, save_model,
                            write_config, write_log)
 from lm.corpus import Corpus
@@ -153,6 +154,7 @@ class _Training:
             barrier()
         vocab = load_vocabulary(out_dir, config.tokenizer)
         config = replace(config, vocab_size=len(vocab.tokens))
+        check_training_memory(config, options, len(vocab.tokens), *device_memory(device))
         if config.kind != "lstm" and options.bptt > config.max_len:
             raise FieldError(f"{{bptt}} {options.bptt} exceeds the transformer's context "
                              f"{{max_len}} {config.max_len}")
@@ -295,14 +297,16 @@ class _Training:
             raise TrainingInterrupted(
                 f"training interrupted at epoch {p.epoch + 1}, step {p.step}; checkpoint "
                 f"saved in {literal(self.out_dir)}. Continue with the same command and "
-                f"{{resume}}")
+                f"{{resume}}", signum=stop.signum)
 
     def validate(self, epoch_label) -> bool:
         """Validation loss, a train_log.tsv row, model.pt when better; True when better."""
         p = self.progress
         nll, count = evaluate(self.model, self.valid, self.scored, self.bptt, self.vocab.unk_id,
                               self.stateful, self.device, self.info)
-        loss = nll / max(count, 1)
+        if not count:   # every target <unk>: a perplexity over nothing, never written as 1 or NaN
+            raise LMError(f"{self.corpus.valid}: no known tokens to compute a perplexity on")
+        loss = nll / count
         check_finite(loss, p.step, self.out_dir)
         tps = p.tokens / p.train_time if p.train_time else 0.0
         train_loss = p.loss_sum / max(p.loss_steps, 1)

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import torch
 
+from lm.checkpoint import save_weights
 from lm.errors import LMError
 from formats.files import sha256_of
 from formats.vocab import VOCAB_CHECKSUM, read_vocab
@@ -205,7 +206,7 @@ def import_released(checkpoint: str | Path, vocab_path: str | Path, out_dir: Pat
     except (RuntimeError, ValueError) as e:
         detail = "; ".join(str(e).strip().splitlines()[:3])
         raise LMError(f"{checkpoint}: weights do not fit an LSTM ({detail})") from None
-    torch.save({"state_dict": state, "config": arch}, out_dir / "model.pt")
+    save_weights(state, arch, out_dir)
     (out_dir / "vocab.txt").write_text("".join(w + "\n" for w in vocab), encoding="utf-8")
     config = {**arch, "imported_from": FORMAT, "source": Path(checkpoint).name,
               VOCAB_CHECKSUM: sha256_of(out_dir / "vocab.txt")}

@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from lm.errors import LMError
+from lm.errors import FieldError, LMError, literal
 
 #: sentencepiece's word-start mark (U+2581 LOWER ONE EIGHTH BLOCK)
 WORD_START = "\u2581"
@@ -63,6 +63,10 @@ def train_sentencepiece(lines: Iterable[str], model_path: str | os.PathLike, *,
             eos_id=0, unk_id=1, bos_id=-1, pad_id=-1,
             eos_piece=EOS, unk_piece=UNK, num_threads=1, minloglevel=2)
     except RuntimeError as e:  # e.g. "Vocabulary size too high" on tiny text
+        reason = str(e).split("] ", 1)[-1].strip()    # without the C++ source location
+        if "ocabulary size" in reason:                 # the option's value: say which option
+            raise FieldError(f"{{sp_vocab_size}} {vocab_size} does not fit this text: "
+                             f"{literal(reason)}") from None
         raise LMError(f"sentencepiece training failed: {e}") from None
     Path(model_path).write_bytes(buf.getvalue())
 

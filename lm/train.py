@@ -113,6 +113,7 @@ class _Job:
 def _train_locked(job: _Job) -> dict:
     """train_lm's work, with OUT's lock held (rank 0)."""
     work = partial_dir(job.out)
+    before = _listing(work) if job.rank0 and job.run.resume else None
     if job.rank0:
         _prepare_work_dir(work, job.run.resume, job.run.quiet)
     try:
@@ -134,11 +135,35 @@ def _train_locked(job: _Job) -> dict:
     except TrainingInterrupted:
         raise
     except BaseException:
-        if job.rank0 and (work / PARTIAL_MARKER).is_file() \
+        if before is not None:
+            _undo_failed_resume(work, before)
+        elif job.rank0 and (work / PARTIAL_MARKER).is_file() \
                 and not (work / CHECKPOINT_FILE).is_file():
             shutil.rmtree(work, ignore_errors=True)
         raise
     return metrics
+
+
+def _listing(work: Path) -> tuple[frozenset, tuple | None]:
+    """OUT.partial as a resume finds it: its entries and its checkpoint's identity."""
+    try:
+        names = frozenset(os.listdir(work))
+        st = (work / CHECKPOINT_FILE).stat()
+    except OSError:
+        return frozenset(), None
+    return names, (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _undo_failed_resume(work: Path, before: tuple[frozenset, tuple | None]) -> None:
+    """A resume that failed before saving a new checkpoint (an unreadable, empty or
+    foreign one) leaves OUT.partial as it was: what it added (the marker, a prepared
+    corpus) is removed. After a new checkpoint, the progress it holds is kept."""
+    names, checkpoint = before
+    if _listing(work)[1] != checkpoint:
+        return
+    for name in set(os.listdir(work)) - names:
+        path = work / name
+        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
 def _prepare_work_dir(work: Path, resume: bool, quiet: bool) -> None:

@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from formats.manifest import rooted, write_manifest
+from formats.manifest import describe_outputs, rooted, write_manifest
+from lm.registry import CHECKPOINT_FILE
 from lm.train import TrainResult, train_lm
 
 
@@ -25,7 +26,9 @@ def train_lm_to_dir(out: str | os.PathLike, inputs: Sequence[str | os.PathLike],
               "seed": seed, **{k: v for k, v in options.items() if v is not None}}
 
     def manifest(directory: Path, metrics: dict) -> None:
-        write_manifest(directory, "train-lm", inputs, params, metrics=metrics, argv=argv, root=root)
+        # files: the model's own files and their checksums, checked before it scores
+        write_manifest(directory, "train-lm", inputs, params, metrics=metrics, argv=argv, root=root,
+                       files=describe_outputs(directory, skip=(CHECKPOINT_FILE,)))
 
     return train_lm([rooted(root, p) for p in inputs], rooted(root, out), arch=arch, lang=lang, size=size,
                     seed=seed, max_steps=max_steps, epochs=epochs, resume=resume, quiet=quiet,

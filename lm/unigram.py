@@ -70,7 +70,9 @@ def train_unigram(corpus: Corpus, out_dir: Path) -> dict:
             if i != 1:
                 nll -= logp[i]
                 scored += 1
-    valid_ppl = math.exp(nll / scored) if scored else float("nan")
+    if not scored:   # a perplexity over nothing is NaN: never written into train_log.tsv or a manifest
+        raise LMError(f"{corpus.valid}: no known tokens to compute a perplexity on")
+    valid_ppl = math.exp(nll / scored)
 
     shutil.copyfile(corpus.vocab, out_dir / "vocab.txt")
     (out_dir / "counts.tsv").write_text(

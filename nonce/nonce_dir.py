@@ -19,6 +19,7 @@ from formats.items import write_items
 from formats.manifest import atomic_output_dir, rooted, write_manifest
 from formats.vocab import vocab_path
 from formats.extractdir import EXTRACT_FILES, ExtractDir, read_extract_dir
+from nonce.budget import check_nonce_size
 from nonce.generate import NonceConfig, NonceResult, make_nonce, treebank_vocab
 from nonce.pool import CandidatePool
 from nonce.systematicity import SwapResult, make_swaps
@@ -37,6 +38,7 @@ def nonce_to_dir(out: str | os.PathLike, extract_dir: str | os.PathLike, *, n: i
     with atomic_output_dir(rooted(root, out), "nonce", [rooted(root, extract_dir), rooted(root, vocab)],
                            force, quiet) as tmp:
         src = read_extract_dir(rooted(root, extract_dir))
+        check_nonce_size(sum(it.variant == 0 for it in src.items), n, src.path / "items.tsv", tmp)
         words = treebank_vocab(rooted(root, vocab), src.table) if vocab else None
         config = NonceConfig(n=n, ambiguity=ambiguity, vocab=words, lang=src.lang, vowel_rule=vowel_rule,
                              sampling=sampling, features=src.features, alternative_mode=src.alternative_mode,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -23,6 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from formats.errors import AgreeError
+from formats.manifest import changed_outputs
+from formats.vocab import check_vocab
 from nonce.errors import NonceError
 
 WORD_START = "\u2581"  # sentencepiece's word-start mark
@@ -52,6 +56,11 @@ class WordVectors:
         if self.matrix.ndim != 2 or self.matrix.shape[0] != len(self.words):
             raise NonceError(f"{self.source}: {len(self.words)} words but a matrix of shape "
                              f"{self.matrix.shape}")
+        finite = np.isfinite(self.matrix).all(axis=1)
+        if not finite.all():   # a NaN cosine would pick arbitrary neighbours without a word
+            first = int(np.argmin(finite))
+            raise NonceError(f"{self.source}: the vector of {self.words[first]!r} (row {first + 1}) holds "
+                             f"NaN or infinite values ({int((~finite).sum())} such vectors)")
         index: dict[str, int] = {}
         for i, w in enumerate(self.words):
             index.setdefault(w, i)  # a repeated word keeps its first (most frequent) row
@@ -106,6 +115,9 @@ def load_word2vec_text(path: str | os.PathLike) -> WordVectors:
                     rows.append(np.asarray(parts[1:], dtype=np.float32))
                 except ValueError:
                     raise NonceError(f"{path}:{lineno}: not a number in the vector of {parts[0]!r}") from None
+                if not np.isfinite(rows[-1]).all():
+                    raise NonceError(f"{path}:{lineno}: the vector of {parts[0]!r} holds NaN or "
+                                     "infinite values")
                 words.append(parts[0])
     except UnicodeDecodeError:
         raise NonceError(f"{path}: not a word2vec text file (binary word2vec files are not "
@@ -142,6 +154,7 @@ def load_model_embeddings(model_dir: str | os.PathLike) -> WordVectors:
     words = vocab_file.read_text(encoding="utf-8").split("\n")
     if words and words[-1] == "":
         words.pop()
+    _check_model_dir(model_dir)
     import torch  # only here: reading vectors from a word2vec file needs no torch
 
     try:
@@ -163,6 +176,25 @@ def load_model_embeddings(model_dir: str | os.PathLike) -> WordVectors:
         rows = [i for i, w in enumerate(words) if w.startswith(WORD_START) and len(w) > 1]
         words, matrix = [words[i][1:] for i in rows], matrix[rows]
     return WordVectors(tuple(words), matrix, source=f"{weights}:{key}")
+
+
+def _check_model_dir(model_dir: Path) -> None:
+    """The vocab.txt beside the weights is the one they were trained with (config.json's
+    checksum), and no file changed since the model was written (its manifest): a
+    shuffled vocabulary would give every word another word's vector."""
+    config_file = model_dir / "config.json"
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8")) if config_file.is_file() else {}
+    except (ValueError, UnicodeDecodeError) as e:
+        raise NonceError(f"{config_file}: unreadable model config ({e})") from None
+    try:
+        check_vocab(model_dir, config if isinstance(config, dict) else {})
+    except AgreeError as e:
+        raise NonceError(str(e)) from None
+    changed = changed_outputs(model_dir)
+    if changed:
+        raise NonceError(f"{model_dir}: {', '.join(changed)} changed since the model was written (the "
+                         "sha256 differs from the one in manifest.json); restore the original files")
 
 
 def load_vectors(path: str | os.PathLike) -> WordVectors:

@@ -11,8 +11,9 @@ from agreement.analysis.rows import scored_table
 from agreement.analysis.run import analyze as run_analysis
 from agreement.errors import AgreeError
 from formats.humans import read_humans
-from agreement.options import invocation_argv, log, out_option, quiet_option, seed_option
+from agreement.options import Number, invocation_argv, log, out_option, quiet_option, seed_option
 from formats.manifest import atomic_output_dir, write_manifest
+from formats.resources import memory_shortfall
 
 
 @click.command()
@@ -23,7 +24,7 @@ from formats.manifest import atomic_output_dir, write_manifest
 @click.option("--challenge-model", "challenge_models", multiple=True, metavar="NAME",
               help="Also report every model on the items this model gets wrong (repeatable).")
 @click.option("--no-mixed", is_flag=True, help="Skip the mixed-effects model (the slowest step).")
-@click.option("--n-boot", type=int, default=1000, show_default=True,
+@click.option("--n-boot", type=Number(int, min=10, max=100000, why="each replicate resamples every item"), default=1000, show_default=True,
               help="Bootstrap replicates for the correlation and reliability intervals.")
 @out_option
 @seed_option
@@ -56,9 +57,8 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, 
       agree analyze it-paper --out it-analysis
     """
     _check_extra()
-    if n_boot < 10:
-        raise AgreeError(f"--n-boot must be at least 10, not {n_boot}")
     table = scored_table(score_dirs)
+    _check_bootstrap(n_boot, len(table))
     humans_path = _humans_path(humans, table, quiet)
     judgments = read_humans(humans_path) if humans_path else None
     log(f"{len(table)} scored rows, models: {', '.join(table.models())}"
@@ -86,6 +86,14 @@ def _check_extra() -> None:
     except ImportError as e:
         raise AgreeError(f"agree analyze needs scipy and statsmodels ({e}); "
                          "pip install 'agree[analysis]'") from None
+
+
+def _check_bootstrap(n_boot: int, rows: int) -> None:
+    """A bootstrap draws n_boot x rows indices (8 bytes each) at once: refused up front
+    when that cannot fit, rather than failing inside numpy after the slow steps."""
+    if (short := memory_shortfall(8.0 * n_boot * rows)) is not None:
+        raise AgreeError(f"--n-boot {n_boot} over {rows} scored rows needs {short}; "
+                         "choose a smaller --n-boot")
 
 
 def _humans_path(humans, table, quiet: bool) -> str | None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import POSITIVE_INT, PROBABILITY, invocation_argv, log, out_option, quiet_option, \
+from agreement.options import CPUS, LANG, PROBABILITY, SIZE, invocation_argv, log, out_option, quiet_option, \
     seed_option, warn
 from lm.corpus import corpus_to_dir
 from lm.tokenize import lang_warning
@@ -11,18 +11,18 @@ from lm.tokenize import lang_warning
 
 @click.command()
 @click.argument("inputs", nargs=-1, required=True, type=click.Path())
-@click.option("--lang", required=True,
+@click.option("--lang", type=LANG, required=True,
               help="Language of the inputs (en, it, ...): picks the tokenizer. A dump's header "
                    "is not consulted. A language without rules gets a warning and the generic ones.")
 @out_option
-@click.option("--vocab-size", type=POSITIVE_INT, default=50000, show_default=True,
+@click.option("--vocab-size", type=SIZE, default=50000, show_default=True,
               help="Words in vocab.txt besides <eos> and <unk>.")
 @click.option("--max-unk", type=PROBABILITY, default=0.05, show_default=True,
               help="Drop sentences with a larger share of words outside the vocabulary.")
 @click.option("--clitics", type=click.Choice(["split", "keep"]), default="split", show_default=True,
               help="English: split (do n't, John 's: UD words, the paper) or keep (don't: "
                    "UD 2.16 EWT surface tokens).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--workers", type=CPUS, default=1, show_default=True,
               help="Processes parsing wikitext (dumps only).")
 @seed_option
 @quiet_option

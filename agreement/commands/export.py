@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from agreement.export_dir import FORMATS, export_to_dir
-from agreement.options import invocation_argv, log, out_option, quiet_option
+from agreement.options import LANG, invocation_argv, log, out_option, quiet_option
 
 
 @click.command()
@@ -13,7 +13,7 @@ from agreement.options import invocation_argv, log, out_option, quiet_option
               help="blimp: one <paradigm>.jsonl per construction and condition, BLiMP's fields "
                    "(one_prefix_* included); multiblimp: one <condition>.tsv with MultiBLiMP's "
                    "columns (sen, wrong_sen, phenomenon ...).")
-@click.option("--lang", default="", help="multiblimp: the lang column (default: empty).")
+@click.option("--lang", type=LANG, default=None, help="multiblimp: the lang column (default: empty).")
 @out_option
 @quiet_option
 def export(testsets, fmt, lang, out, force, quiet):
@@ -36,5 +36,5 @@ def export(testsets, fmt, lang, out, force, quiet):
       agree export en-nonce --format blimp --out en-blimp
       agree score en-blimp --model runs/kn5 --method sentence --out en-blimp-scores
     """
-    counts = export_to_dir(out, testsets, fmt, lang=lang, argv=invocation_argv(), force=force, quiet=quiet)
+    counts = export_to_dir(out, testsets, fmt, lang=lang or "", argv=invocation_argv(), force=force, quiet=quiet)
     log(f"wrote {sum(counts.values())} pairs in {len(counts)} files to {out}", quiet)

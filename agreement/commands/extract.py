@@ -5,7 +5,7 @@ import click
 
 from agreement.extract import ExtractConfig, parse_features, parse_values, summary_table
 from agreement.extract_dir import FORMATS, extract_to_dir
-from agreement.options import COUNT, POSITIVE_INT, invocation_argv, log, out_option, quiet_option, warn
+from agreement.options import COUNT, CPUS, LANG, POSITIVE_INT, invocation_argv, log, out_option, quiet_option, warn
 from treebanks.cache import default_cache_dir
 from formats.vocab import vocab_words
 from treebanks.paradigms import MODES
@@ -21,7 +21,7 @@ from treebanks.paradigms import MODES
                    "(Number=Dual in Arabic, Hebrew, Slovenian) are excluded and counted "
                    "(manifest filters: excluded_value), and wrong forms are never dual. A value "
                    "the treebank does not use is an error listing the ones it has.")
-@click.option("--lang", help="Language code (e.g. en, it), recorded for agree nonce's article rule.")
+@click.option("--lang", type=LANG, help="Language code (e.g. en, it), recorded for agree nonce's article rule.")
 @click.option("--min-count", type=COUNT, default=10, show_default=True,
               help="Cues needed for each of two values (singular and plural) to keep a construction.")
 @click.option("--min-distance", type=POSITIVE_INT, default=4, show_default=True,
@@ -44,7 +44,7 @@ from treebanks.paradigms import MODES
 @click.option("--no-cache", is_flag=True,
               help="Parse the treebank files even when the cache ($XDG_CACHE_HOME/agree/treebanks, else "
                    "~/.cache/agree/treebanks; keyed by each file's SHA-256) has them.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
+@click.option("--workers", type=CPUS, default=None,
               help="Processes parsing treebank files; a big .conllu file is parsed in pieces side by side "
                    "[default: as many as CPUs; 1: no worker processes].")
 @quiet_option

@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from agreement.options import invocation_argv, log, out_option, quiet_option
-from formats.manifest import atomic_output_dir, write_manifest
+from formats.manifest import atomic_output_dir, describe_outputs, write_manifest
 
 
 @click.command("import-model")
@@ -40,6 +40,7 @@ def import_model(fmt, checkpoint, vocab, out, force, quiet):
         write_manifest(tmp, "import-model", [checkpoint, vocab],
                        {"format": fmt, "checkpoint": checkpoint, "vocab": vocab},
                        counts={"vocab_size": config["vocab_size"], "layers": config["layers"],
-                               "hidden_size": config["hidden_size"]}, argv=invocation_argv())
+                               "hidden_size": config["hidden_size"]}, argv=invocation_argv(),
+                       files=describe_outputs(tmp))
     log(f"wrote an LSTM ({config['layers']} x {config['hidden_size']}, "
         f"{config['vocab_size']} words) to {out}", quiet)

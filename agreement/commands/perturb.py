@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import FINITE, invocation_argv, log, out_option, quiet_option, seed_option, warn
+from agreement.options import FINITE, LANG, invocation_argv, log, out_option, quiet_option, seed_option, warn
 from nonce.errors import NonceError
 from nonce.perturb.apply import perturb_to_dir
 from nonce.perturb.base import aspect_names
@@ -35,7 +35,7 @@ def _options(pairs) -> dict:
 @click.option("--vectors", type=click.Path(exists=True), help="semantic: word2vec text file or model directory.")
 @click.option("--paradigms", type=click.Path(exists=True, dir_okay=False),
               help="semantic: paradigms.tsv (default: the one in TESTSET).")
-@click.option("--lang", help="Language of the items (default: from the test set's manifest).")
+@click.option("--lang", type=LANG, help="Language of the items (default: from the test set's manifest).")
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
               help="Aspect option, e.g. mode=swap (articles), band=0.1 (semantic), scope=context.")
 @seed_option

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import POSITIVE_INT, device_option, invocation_argv, log, out_option, quiet_option, seed_option
+from agreement.options import CPUS, SIZE, device_option, invocation_argv, log, out_option, quiet_option, seed_option
 from agreement.score_dir import ScoreOptions, score_to_dir
 
 
@@ -43,7 +43,7 @@ from agreement.score_dir import ScoreOptions, score_to_dir
               help="Score only items whose words every model has in its vocabulary.")
 @click.option("--carry-state", is_flag=True,
               help="Carry the hidden state across sentences, as the released code does.")
-@click.option("--batch-size", type=POSITIVE_INT, default=None,
+@click.option("--batch-size", type=SIZE, default=None,
               help="Sequences per forward pass (backend default; Hugging Face: 32 causal, 64 "
                    "masked); the same unit as train-lm's --batch-size.")
 @device_option
@@ -53,7 +53,7 @@ from agreement.score_dir import ScoreOptions, score_to_dir
               help="Engine for gguf: models. auto (default): transformers when parameters x 4 bytes "
                    "is under half the available memory, else llama.cpp (quantized weights as stored); "
                    "the choice is said on stderr.")
-@click.option("--threads", type=click.IntRange(min=1), default=None,
+@click.option("--threads", type=CPUS, default=None,
               help="CPU threads for the llama.cpp engine (default: every CPU this process may use).")
 @out_option
 @seed_option

@@ -6,7 +6,7 @@ import sys
 import click
 from tqdm import tqdm
 
-from agreement.options import log, quiet_option
+from agreement.options import CPUS, log, quiet_option
 from lm.kenlm_build import build_kenlm
 
 
@@ -26,7 +26,7 @@ def setup():
                    "`agree train-lm --arch kn5` looks first).")
 @click.option("--version", "version", help="kenlm source release (default: the installed kenlm module's).")
 @click.option("--force", is_flag=True, help="Rebuild even when lmplz and build_binary are there.")
-@click.option("--jobs", "-j", type=int, help="Parallel compile jobs (default: all cores).")
+@click.option("--jobs", "-j", type=CPUS, help="Parallel compile jobs (default: all cores).")
 @quiet_option
 def kenlm(prefix, version, force, jobs, quiet):
     """Build KenLM's lmplz (5-gram trainer) and build_binary from the kenlm source

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import invocation_argv, log, out_option, quiet_option, seed_option
+from agreement.options import POSITIVE_INT, invocation_argv, log, out_option, quiet_option, seed_option
 from nonce.nonce_dir import swap_targets_to_dir
 
 
 @click.command("swap-targets")
 @click.argument("extract_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--k", "k", type=int, default=20, show_default=True,
+@click.option("--k", "k", type=POSITIVE_INT, default=20, show_default=True,
               help="Other lemmas per item (fewer when the treebank has fewer).")
 @click.option("--vocab", type=click.Path(exists=True),
               help="LM vocabulary (vocab.txt, or a corpus/model directory): both forms must be in it.")

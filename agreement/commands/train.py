@@ -12,15 +12,17 @@ import os
 
 import click
 
-from agreement.options import (DROPOUT, NON_NEGATIVE, POSITIVE, POSITIVE_INT, device_option,
-                               invocation_argv, log, out_option, quiet_option, seed_option)
+from agreement.options import (CPUS, DROPOUT, LANG, LEARNING_RATE, NON_NEGATIVE, POSITIVE, POSITIVE_INT,
+                               SIZE, Number, device_option, invocation_argv, log, out_option, quiet_option,
+                               seed_option)
+from lm.kenlm_backend import MAX_ORDER, MIN_ORDER
 from lm.registry import DEFAULT_ARCH, DEFAULT_SIZE, sizes, trainers
 from lm.train_dir import train_lm_to_dir
 
 
 @click.command("train-lm")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--lang", help="Language of dumps/text files (needed to prepare a corpus; "
+@click.option("--lang", type=LANG, help="Language of dumps/text files (needed to prepare a corpus; "
                              "a corpus directory knows its own).")
 @click.option("--arch", type=click.Choice(list(trainers())), default=DEFAULT_ARCH,
               show_default=True, help="Model architecture.")
@@ -30,33 +32,34 @@ from lm.train_dir import train_lm_to_dir
                    "given overrides its preset value.")
 @click.option("--epochs", type=POSITIVE_INT, help="Passes over the training split (preset).")
 @click.option("--max-steps", type=POSITIVE_INT, help="Stop after this many optimizer steps.")
-@click.option("--batch-size", type=POSITIVE_INT,
+@click.option("--batch-size", type=SIZE,
               help="Sequences per forward pass (as score's --batch-size): rows of the training "
                    "stream, --bptt tokens each, per optimizer step and process (preset).")
-@click.option("--bptt", type=POSITIVE_INT, help="Tokens per truncated-backprop window (preset).")
-@click.option("--lr", type=POSITIVE, help="Initial learning rate (preset), divided by 4 "
+@click.option("--bptt", type=SIZE, help="Tokens per truncated-backprop window (preset).")
+@click.option("--lr", type=LEARNING_RATE, help="Initial learning rate (preset), divided by 4 "
                                        "when validation perplexity does not improve.")
 @click.option("--clip", type=NON_NEGATIVE, help="Gradient norm clipping (preset).")
-@click.option("--emb", "emb_size", type=POSITIVE_INT, help="Embedding size.")
-@click.option("--hidden", "hidden_size", type=POSITIVE_INT, help="Hidden units per layer / model width.")
-@click.option("--layers", type=POSITIVE_INT, help="LSTM layers / transformer blocks.")
+@click.option("--emb", "emb_size", type=SIZE, help="Embedding size.")
+@click.option("--hidden", "hidden_size", type=SIZE, help="Hidden units per layer / model width.")
+@click.option("--layers", type=SIZE, help="LSTM layers / transformer blocks.")
 @click.option("--dropout", type=DROPOUT, help="Dropout (preset).")
 @click.option("--tied/--no-tied", default=None, help="Tie decoder and embedding weights "
                                                      "(needs --emb = --hidden).")
-@click.option("--heads", type=POSITIVE_INT, help="Transformer attention heads.")
-@click.option("--max-len", type=POSITIVE_INT, help="Transformer context length (>= --bptt).")
-@click.option("--vocab-size", type=POSITIVE_INT, help="Word models: keep this many most frequent "
+@click.option("--heads", type=SIZE, help="Transformer attention heads.")
+@click.option("--max-len", type=SIZE, help="Transformer context length (>= --bptt).")
+@click.option("--vocab-size", type=SIZE, help="Word models: keep this many most frequent "
                                                       "words (none: the corpus vocabulary).")
 @click.option("--tokenizer", type=click.Choice(["word", "sentencepiece"]), help="Word-level "
               "(default) or sentencepiece subwords trained on the training split.")
-@click.option("--sp-vocab-size", type=POSITIVE_INT, help="Sentencepiece pieces.")
-@click.option("--order", type=POSITIVE_INT, help="kn5: n-gram order.")
+@click.option("--sp-vocab-size", type=SIZE, help="Sentencepiece pieces.")
+@click.option("--order", type=Number(int, min=MIN_ORDER, max=MAX_ORDER, why="the orders KenLM's build_binary "
+              "takes"), help="kn5: n-gram order.")
 @click.option("--checkpoint-minutes", type=POSITIVE, help="Minutes between checkpoints (also "
                                                        "at each epoch end and on Ctrl-C).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run from its checkpoint "
                                              "in OUT.partial (same command otherwise).")
 @device_option
-@click.option("--threads", type=POSITIVE_INT, help="CPU threads per process (default: all cores).")
+@click.option("--threads", type=CPUS, help="CPU threads per process (default: all cores).")
 @seed_option
 @quiet_option
 @out_option

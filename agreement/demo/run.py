@@ -36,7 +36,7 @@ from agreement.score_dir import ScoreOptions, score_to_dir
 from formats.manifest import atomic_output_dir, read_manifest, write_manifest
 from formats.vocab import vocab_words
 from lm.corpus import corpus_to_dir
-from lm.errors import TrainingInterrupted
+from lm.errors import TrainingInterrupted, interrupt_for
 from lm.train_dir import train_lm_to_dir
 from nonce.nonce_dir import nonce_to_dir
 from treebanks.cache import default_cache_dir
@@ -228,8 +228,8 @@ def _train(config: DemoConfig, root: Path, argv: list[str], arch: str, **options
     try:
         train_lm_to_dir(f"models/{arch}", ["corpus"], arch=arch, lang=LANG, seed=config.seed, argv=argv,
                         quiet=config.quiet, root=root, **options)
-    except TrainingInterrupted:   # the demo has no --resume: a plain interrupt, its directory removed
-        raise KeyboardInterrupt from None
+    except TrainingInterrupted as e:   # the demo has no --resume: a plain interrupt, its directory removed
+        raise interrupt_for(e.signum) from None
 
 
 def _score(config: DemoConfig, root: Path, argv: list[str]) -> str:
