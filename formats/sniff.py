@@ -55,7 +55,9 @@ def _json_format(lines: list[str]) -> str | None:
         except ValueError:
             return None
         if isinstance(value, dict):
-            return "a BLiMP .jsonl test set" if "sentence_good" in value else "a JSON Lines file"
+            if "sentence_good" in value:
+                return "a BLiMP .jsonl test set"
+            return "an agree manifest.json" if "command" in value else "a JSON Lines file"
         if isinstance(value, list):
             return "a JSON file"
     return None

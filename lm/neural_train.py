@@ -44,6 +44,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from formats.resources import human_count
 from lm.budget import check_training_memory, device_memory
 from lm.checkpoint import (Progress, check_finite, load_checkpoint, save_checkpoint, save_model,
                            write_config, write_log)
@@ -209,6 +210,7 @@ class _Training:
         p, options = self.progress, self.options
         self.started = time.monotonic() - p.elapsed
         self.objective.train()
+        self.announce()
         with StopFlag(self.quiet or not self.rank0) as stop:
             while p.epoch < options.epochs and (self.max_steps is None
                                                 or p.step < self.max_steps):
@@ -224,6 +226,19 @@ class _Training:
         if self.rank0:
             write_config(self.out_dir, self.config, options, self.corpus, lang, metrics)
         return metrics
+
+    def announce(self) -> None:
+        """How much training lies ahead, said before it starts (the progress bars show
+        one epoch at a time): the steps planned and their tokens."""
+        if self.quiet or not self.rank0:
+            return
+        n, o = len(self.starts), self.options
+        planned = o.epochs * n if self.max_steps is None else min(o.epochs * n, self.max_steps)
+        print(f"training {human_count(n_parameters(self.model))} parameters: {human_count(planned)} steps "
+              f"({human_count(o.epochs)} epochs of {n:,} batches"
+              + (f", at most {human_count(self.max_steps)} steps" if self.max_steps is not None else "")
+              + f"), {human_count(planned * o.batch_size * self.info.world * self.bptt)} tokens",
+              file=sys.stderr)
 
     def epoch(self, stop: "StopFlag") -> bool:
         """The batches left of the current epoch; False when max_steps ends it early."""

@@ -136,6 +136,9 @@ def load_unigram(model_dir: Path, config: dict, **options) -> UnigramScorer:
     """Loader registered for kind ``unigram``; options are ignored."""
     model_dir = Path(model_dir)
     vocab = read_vocab(model_dir / "vocab.txt")
+    if config.get("vocab_size", len(vocab)) != len(vocab):
+        raise LMError(f"{model_dir / CONFIG_FILE}: vocab_size is {config['vocab_size']!r} but vocab.txt has "
+                      f"{len(vocab)} entries; restore the original files")
     path = model_dir / "counts.tsv"
     if not path.is_file():
         raise LMError(f"{model_dir}: unigram model without counts.tsv")

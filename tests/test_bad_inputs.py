@@ -23,10 +23,13 @@ import pytest
 
 from conftest import run_agree
 from formats.manifest import write_manifest
-from formats.items import write_items
+from formats.items import read_items, write_items
+from formats.tsv import FIELD_LIMIT
+from lm.train_dir import train_lm_to_dir
 from test_extract import toy_conllu, toy_treebank
 from test_nonce_cli import make_extract_dir
 from test_perturb import EN, paradigms
+from test_score_cli import ITEMS as PAIRS
 from test_train import make_corpus, write_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,6 +55,11 @@ def base(tmp_path_factory) -> Path:
     from lm.unigram import train_unigram
     train_unigram(load_corpus(root / "corpus"), root / "uni")
     scored_dir(root / "scored")
+    (root / "pairs").mkdir()
+    write_items(root / "pairs" / "items.tsv", PAIRS)          # forms the tiny LSTMs know
+    for name, seed in (("lstm", 1), ("lstm2", 2)):   # two tiny LSTMs of one shape: a foreign model.pt
+        train_lm_to_dir(root / name, [root / "corpus"], arch="lstm", size="small", emb_size=8, hidden_size=8,
+                        batch_size=4, bptt=8, max_steps=2, threads=1, seed=seed, quiet=True)
     return root
 
 
@@ -83,6 +91,8 @@ class Workspace:
         self.corpus = base / "corpus"
         self.text = base / "text.txt"
         self.uni = base / "uni"
+        self.lstm = base / "lstm"
+        self.pairs = base / "pairs"
         self.scored = base / "scored"
         self.outs = tmp / "outs"
         self.outs.mkdir()
@@ -203,6 +213,114 @@ def undecodable_humans(w):
 
 def humans_wrong_columns(w):
     w.bad.write_text("a\tb\n1\t2\n")
+
+
+# --------------------------------------------------------------------------- setups: what a file claims to be
+
+def bad_item(**changes):
+    """bad_dir: an extract directory whose first item (line 2) has ``changes`` (a value
+    may be a function of the item)."""
+    def setup(w):
+        make_extract_dir(w.bad_dir)
+        items = list(read_items(w.bad_dir))
+        first = items[0]
+        first = first.replace(**{k: v(first) if callable(v) else v for k, v in changes.items()})
+        write_items(w.bad_dir / "items.tsv", [first] + items[1:])
+    return setup
+
+
+def field_over_the_limit(w):
+    """bad_dir: items.tsv whose line 2 has an item_id of FIELD_LIMIT + 1 characters."""
+    make_extract_dir(w.bad_dir)
+    path = w.bad_dir / "items.tsv"
+    header, first, *rest = path.read_text().splitlines(True)
+    path.write_text(header + "x" * (FIELD_LIMIT + 1) + first[first.index("\t"):] + "".join(rest))
+
+
+def lstm_config(manifest=True, **changes):
+    """bad_dir: the tiny LSTM with config.json edited (without its manifest.json: a model
+    from before checksums, whose config is checked against its weights field by field)."""
+    def setup(w):
+        shutil.copytree(w.lstm, w.bad_dir)
+        path = w.bad_dir / "config.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
+        if not manifest:
+            (w.bad_dir / "manifest.json").unlink()
+    return setup
+
+
+def foreign_weights(w):
+    """bad_dir: the tiny LSTM with the model.pt of another one of the same shape."""
+    shutil.copytree(w.lstm, w.bad_dir)
+    shutil.copyfile(w.base / "lstm2" / "model.pt", w.bad_dir / "model.pt")
+
+
+def lstm_weights(change):
+    """bad_dir: the tiny LSTM with its weights changed by ``change(state_dict)`` and no
+    manifest.json (a model from before checksums: the weights themselves are checked)."""
+    def setup(w):
+        import torch
+        shutil.copytree(w.lstm, w.bad_dir)
+        ckpt = torch.load(w.bad_dir / "model.pt", weights_only=True)
+        change(ckpt["state_dict"])
+        torch.save(ckpt, w.bad_dir / "model.pt")
+        (w.bad_dir / "manifest.json").unlink()
+    return setup
+
+
+def nan_weight(state):
+    state["rnn.weight_hh_l0"][0, 0] = float("nan")
+
+
+def overflowing_bias(state):
+    """Finite weights whose log-probabilities overflow float32: +-3e38 output biases."""
+    bias = state["decoder.bias"]
+    bias[0::2], bias[1::2] = 3e38, -3e38
+
+
+def tab_with(value: str):
+    """bad: a paper .tab whose model column holds ``value`` on line 3."""
+    def setup(w):
+        head = "pattern\tconstr_id\tsent_id\tform\tclass\ttype\tprefix\tlstm\n"
+        rows = ["L__NOUN_VERB\t1\t0\truns\tcorrect\toriginal\tthe dog\t-1.5\n",
+                f"L__NOUN_VERB\t1\t0\trun\twrong\toriginal\tthe dog\t{value}\n"]
+        w.bad.write_text(head + "".join(rows))
+    return setup
+
+
+def corpus_with(split: str, content: bytes):
+    """bad_dir: the corpus directory with ``split``.txt replaced."""
+    def setup(w):
+        shutil.copytree(w.corpus, w.bad_dir)
+        (w.bad_dir / f"{split}.txt").write_bytes(content)
+    return setup
+
+
+def partial_checkpoint(content):
+    """outs/out.partial as a user keeps it: vocab.txt and a checkpoint.pt that is ``content``
+    (bytes, or a function of the workspace giving a path to copy)."""
+    def setup(w):
+        (w.outs / "out.partial").mkdir()
+        shutil.copyfile(w.lstm / "vocab.txt", w.outs / "out.partial" / "vocab.txt")
+        target = w.outs / "out.partial" / "checkpoint.pt"
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            shutil.copyfile(content(w), target)
+    return setup
+
+
+def vectors_file(text: str):
+    def setup(w):
+        w.bad.write_text(text)
+    return setup
+
+
+def shuffled_lstm_vocab(w):
+    shutil.copytree(w.lstm, w.bad_dir)
+    path = w.bad_dir / "vocab.txt"
+    words = path.read_text().splitlines()
+    path.write_text("\n".join(words[:2] + words[:1:-1]) + "\n")
 
 
 CONLLU = toy_conllu()
@@ -483,13 +601,123 @@ NEW_COMMANDS = [
     R("export", "items.tsv:3: expected 19 columns, found 7", "{bad_dir} --format blimp --out {out}",
       setup=truncated_items, id="export-truncated-row"),
     R("swap-targets", "does not exist", "{tmp}/nope --k 2 --out {out}", 2, id="swap-targets-missing-dir"),
-    R("swap-targets", "--k must be at least 1, not 0", "{ext} --k 0 --out {out}", id="swap-targets-k-0"),
+    R("swap-targets", "Invalid value for '--k': 0 is not in the range 1 <= x", "{ext} --k 0 --out {out}", 2,
+      id="swap-targets-k-0"),
     R("analyze", "not an agree score output", "{ext} --out {out}", id="analyze-not-a-score-dir"),
-    R("analyze", "--n-boot must be at least 10", "{scored} --n-boot 1 --out {out}", id="analyze-n-boot-1"),
+    R("analyze", "Invalid value for '--n-boot': 1 is not in the range 10 <= x <= 100000", "{scored} --n-boot 1 "
+      "--out {out}", 2, id="analyze-n-boot-1"),
     R("analyze", "does not exist", "{tmp}/nope --out {out}", 2, id="analyze-missing-dir"),
 ]
 
-ROWS = out_rows() + EXTRACT + NONCE + CORPUS + TRAIN + SCORE + PERTURB + DEMO + NEW_COMMANDS
+HUGE = "99999999999999999999"
+#: issue 29: numbers beyond what the code below honours, sizes that cannot fit
+NUMBERS = [R(cmd, "Invalid value for '--seed': 99999999999999999999 is not in the range 0 <= x <= 4294967295",
+             f"{PLAIN[cmd]} --seed {HUGE} --out {{out}}", 2, id=f"{cmd}-seed-huge")
+           for cmd in ("demo", "score", "train-lm")] + [
+    R("train-lm", f"Invalid value for '{opt}': {value} is not in the range", f"{{corpus}} {opt} {value} --out {{out}}",
+      2, id=f"train-{opt[2:]}-{value}")
+    for opt, value in [("--lr", "1e+308"), ("--max-len", HUGE), ("--sp-vocab-size", HUGE), ("--threads", HUGE),
+                       ("--layers", HUGE), ("--order", "7"), ("--emb", HUGE)]] + [
+    R("train-lm", "training this lstm needs about", "{corpus} --arch lstm --size small --layers 100000 --out {out}",
+      id="train-layers-beyond-memory"),
+    R("train-lm", "of memory; this machine has", "{corpus} --arch transformer --size small --max-len 2000000000 "
+      "--out {out}", id="train-max-len-beyond-memory"),
+    R("train-lm", "--sp-vocab-size 100000 does not fit this text", "{corpus} --arch lstm --size small --tokenizer "
+      "sentencepiece --sp-vocab-size 100000 --out {out}", id="train-sp-vocab-size-beyond-text"),
+    R("nonce", f"Invalid value for '--n': {HUGE} is not in the range", f"{{ext}} --n {HUGE} --out {{out}}", 2,
+      id="nonce-n-huge"),
+    R("nonce", "variants per item are too many", "{ext} --n 1000000000000 --out {out}", id="nonce-n-beyond-memory"),
+    R("score", f"Invalid value for '--batch-size': {HUGE}", f"{{items}} --model {{uni}} --batch-size {HUGE} "
+      "--out {out}", 2, id="score-batch-size-huge"),
+    R("score", "Invalid value for '--threads': 999999 is not in the range 1 <= x", "{items} --model {uni} --threads "
+      "999999 --out {out}", 2, id="score-threads-beyond-cpus"),
+    R("corpus", "Invalid value for '--workers': 999999", "{text} --lang en --workers 999999 --out {out}", 2,
+      id="corpus-workers-beyond-cpus"),
+    R("analyze", "Invalid value for '--n-boot'", f"{{scored}} --n-boot {HUGE} --out {{out}}", 2, id="analyze-n-boot-huge"),
+] + [R(cmd, "Invalid value for '--lang': an empty language code", f"{args} --lang '' --out {{out}}", 2,
+       id=f"{cmd}-lang-empty")
+     for cmd, args in (("corpus", "{text}"), ("extract", "{tb}"), ("train-lm", "{text} --arch unigram"),
+                       ("perturb", "{items} --aspect swap --severity 0.5"), ("export", "{items} --format multiblimp"))]
+
+#: issue 29: model directories whose files do not belong together, or cannot score
+MODELS = [
+    R("score", "config.json: config.json has changed since the model was written (the sha256 differs from the "
+      "one in manifest.json)", "{items} --model {bad_dir} --out {out}", setup=lstm_config(hidden_size=999),
+      id="score-config-edited"),
+    R("score", "config.json: hidden_size is 999 but model.pt was trained with 8", "{items} --model {bad_dir} "
+      "--out {out}", setup=lstm_config(False, hidden_size=999), id="score-config-hidden-edited-no-manifest"),
+    R("score", "config.json: vocab_size is 5000 but model.pt", "{items} --model {bad_dir} --out {out}",
+      setup=lstm_config(False, vocab_size=5000), id="score-config-vocab-size-edited-no-manifest"),
+    R("score", "config.json: layers is '2' (str), expected an integer", "{items} --model {bad_dir} --out {out}",
+      setup=lstm_config(False, layers="2"), id="score-config-layers-a-string-no-manifest"),
+    R("score", "model.pt: model.pt has changed since the model was written", "{items} --model {bad_dir} --out {out}",
+      setup=foreign_weights, id="score-foreign-model-pt"),
+    R("score", "model.pt: rnn.weight_hh_l0 holds 1 NaN or infinite values", "{items} --model {bad_dir} --out {out}",
+      setup=lstm_weights(nan_weight), id="score-nan-weights"),
+    R("score", "model bad_dir: log-probabilities", "{pairs} --model {bad_dir} --out {out}",
+      setup=lstm_weights(overflowing_bias), id="score-non-finite-scores"),
+    R("score", "bad:3: column 'lstm' holds 'nan', not a finite number", "{bad} --format paper-tab --from-outputs "
+      "lstm --out {out}", setup=tab_with("nan"), id="score-tab-nan"),
+    R("score", "bad:3: column 'lstm' holds '-inf', not a finite number", "{bad} --format paper-tab --from-outputs "
+      "lstm --out {out}", setup=tab_with("-inf"), id="score-tab-inf"),
+    R("perturb", "vocab.txt: not the vocabulary this model was trained with", "{items} --aspect semantic "
+      "--severity 0.5 --vectors {bad_dir} --out {out}", setup=shuffled_lstm_vocab, id="perturb-vectors-shuffled-vocab"),
+    R("perturb", "bad:3: the vector of 'dog' holds NaN", "{items} --aspect semantic --severity 0.5 --vectors {bad} "
+      "--out {out}", setup=vectors_file("3 2\nthe 0.1 0.2\ndog nan 0.3\ncat 0.2 0.1\n"), id="perturb-vectors-nan"),
+]
+
+#: issue 29: rows of items.tsv that are not test items, for every command that reads them
+_ITEM_FAULTS = [
+    ("the correct form 'zzz' is not the token at target_index", bad_item(correct="zzz"), "correct-not-at-target"),
+    ("the wrong form", bad_item(wrong=lambda it: it.correct), "wrong-equals-correct"),
+    ("direction 'X' is not one of L, R", bad_item(direction="X"), "direction-unknown"),
+    ("10 tokens but 9 POS tags", bad_item(pos=lambda it: it.pos[1:]), "pos-misaligned"),
+    ("target_index 99 is outside the sentence", bad_item(target_index=99), "target-index-out-of-range"),
+]
+ITEM_ROWS = [R(cmd, f"items.tsv:2: not a usable item: {fragment}", f"{args} --out {{out}}", setup=setup,
+               id=f"{cmd}-item-{name}")
+             for fragment, setup, name in _ITEM_FAULTS
+             for cmd, args in (("score", "{bad_dir} --model {uni}"), ("nonce", "{bad_dir}"),
+                               ("perturb", "{bad_dir} --aspect swap --severity 0.5"),
+                               ("export", "{bad_dir} --format blimp"))] + [
+    R(cmd, "items.tsv:2: a field longer than 16,777,216 characters", f"{args} --out {{out}}",
+      setup=field_over_the_limit, id=f"{cmd}-item-field-over-the-limit")
+    for cmd, args in (("score", "{bad_dir} --model {uni}"), ("nonce", "{bad_dir}"),
+                      ("perturb", "{bad_dir} --aspect swap --severity 0.5"), ("export", "{bad_dir} --format blimp"))]
+
+#: issue 29: training text that is not text, and agree's own files given as a corpus
+TEXT_ROWS = [
+    R(cmd, f"this is {what}, not a dump or tokenised text", f"{{{attr}}}{suffix} {args} --out {{out}}", id=f"{cmd}-{name}")
+    for what, attr, suffix, name in (("an items.tsv of agree test items", "items", "/items.tsv", "items-as-corpus"),
+                                     ("an agree manifest.json", "items", "/manifest.json", "manifest-as-corpus"),
+                                     ("a vocab.txt (one word a line)", "uni", "/vocab.txt", "vocab-as-corpus"))
+    for cmd, args in (("corpus", "--lang en"), ("train-lm", "--lang en --arch unigram"))] + [
+    R("corpus", "bad:1: binary data (NUL bytes), not tokenised text", "{bad} --lang en --out {out}",
+      setup=bad_file(b"the dog\x00runs .\n"), id="corpus-nul-bytes"),
+    R("train-lm", "train.txt: the training split has no words", "{bad_dir} --arch unigram --out {out}",
+      setup=corpus_with("train", b""), id="train-corpus-empty-train"),
+    R("train-lm", "valid.txt: the validation split has no words", "{bad_dir} --arch unigram --out {out}",
+      setup=corpus_with("valid", b""), id="train-corpus-empty-valid"),
+    R("train-lm", "train.txt:1: not valid UTF-8", "{bad_dir} --arch unigram --out {out}",
+      setup=corpus_with("train", LATIN1), id="train-corpus-latin1"),
+    R("train-lm", "train.txt:1: binary data (NUL bytes)", "{bad_dir} --arch kn5 --out {out}",
+      setup=corpus_with("train", b"\x00\x01\x02garbage\n"), id="train-corpus-binary"),
+]
+
+#: issue 29: a failed --resume leaves OUT.partial exactly as it was (the matrix compares outs/ byte by byte)
+RESUME_ROWS = [
+    R("train-lm", "checkpoint.pt: unreadable checkpoint (not a file torch.save wrote, or damaged)",
+      "{corpus} --arch lstm --size small --resume --out {out}", setup=partial_checkpoint(b"garbage" * 50),
+      id="train-resume-garbage-checkpoint"),
+    R("train-lm", "checkpoint.pt: unreadable checkpoint", "{corpus} --arch lstm --size small --resume --out {out}",
+      setup=partial_checkpoint(b""), id="train-resume-empty-checkpoint"),
+    R("train-lm", "checkpoint.pt: not a checkpoint of `agree train-lm`", "{corpus} --arch lstm --size small "
+      "--resume --out {out}", setup=partial_checkpoint(lambda w: w.lstm / "model.pt"),
+      id="train-resume-foreign-checkpoint"),
+]
+
+ROWS = out_rows() + EXTRACT + NONCE + CORPUS + TRAIN + SCORE + PERTURB + DEMO + NEW_COMMANDS + NUMBERS + MODELS \
+    + ITEM_ROWS + TEXT_ROWS + RESUME_ROWS
 
 
 @pytest.fixture
@@ -547,3 +775,92 @@ def test_suspicious_input_warns_and_says_why(workspace, command, template, warni
     assert r.exit_code == 0, r.output
     assert warning in r.stderr and "Error" not in r.output
     assert (workspace.out / "manifest.json").is_file()
+
+
+# --------------------------------------------------------------------------- numbers at the edge
+
+def _commands():
+    """(name words, click command) of every command and subcommand of `agree`."""
+    import click
+    from agreement.cli import COMMANDS, cli
+    out = []
+    for name in COMMANDS:
+        command = cli.get_command(None, name)
+        subs = getattr(command, "commands", {}) if isinstance(command, click.Group) else {}
+        out += [((name, sub), c) for sub, c in subs.items()] if subs else [((name,), command)]
+    return out
+
+
+def test_seed_minus_one_is_one_error_line_on_every_command_that_takes_it():
+    """Every --seed, found by the commands' parameters (a new command is covered too)."""
+    takes = [words for words, command in _commands() if any(p.name == "seed" for p in command.params)]
+    assert {"demo", "score", "train-lm", "nonce", "corpus"} <= {w[0] for w in takes}
+    for words in takes:
+        r = run_agree(*words, "--seed", "-1")
+        errors = [line for line in r.output.splitlines() if line.startswith("Error:")]
+        assert r.exit_code == 2 and errors == [
+            "Error: Invalid value for '--seed': -1 is not in the range 0 <= x <= 4294967295 (the seeds numpy "
+            "and sentencepiece accept)"], (words, r.output)
+        assert "Traceback" not in r.output
+
+
+def test_every_numeric_option_has_a_range():
+    """No numeric option is a bare int/float: each is an agreement.options.Number (NaN and
+    infinity refused), and every integer has an upper bound (no 10**20 reaches the C code)."""
+    import click
+    from agreement.options import Number
+    bare = []
+    for words, command in _commands():
+        for p in command.params:
+            t = p.type
+            numeric = isinstance(t, (click.types.IntParamType, click.types.FloatParamType, Number))
+            if numeric and not (isinstance(t, Number) and (t.kind is float or t.max is not None)):
+                bare.append(f"{' '.join(words)} {p.opts[0]}")
+    assert bare == []
+
+
+def test_identical_minimal_pairs_are_skipped_with_a_warning(workspace):
+    """A BLiMP pair whose two sentences are the same tests nothing: it is skipped, and the
+    skip is a warning even with --quiet (score and export), counted in the manifest."""
+    w = workspace
+    w.bad.write_text('{"sentence_good": "the dog runs .", "sentence_bad": "the dog run ."}\n'
+                     '{"sentence_good": "the dog runs .", "sentence_bad": "the dog runs ."}\n')
+    jsonl = w.bad.rename(w.tmp / "pairs.jsonl")
+    for args in (("score", jsonl, "--model", w.uni), ("export", jsonl, "--format", "multiblimp")):
+        out = w.tmp / f"out-{args[0]}"
+        r = run_agree(*args, "--out", out, "--quiet")
+        assert r.exit_code == 0, r.output
+        assert "Warning: " in r.stderr and "1 pair(s) skipped: the two sentences are identical" in r.stderr
+    manifest = json.loads((w.tmp / "out-score" / "manifest.json").read_text())
+    assert manifest["counts"]["skipped"] == [f"{jsonl}: 1 pair(s) skipped: the two sentences are identical"]
+
+
+def test_long_fields_are_read(workspace):
+    """csv's 131,072-character field limit is raised: a sentence with a 200,000-character
+    word is an item like any other (FIELD_LIMIT is the limit now, tested in the matrix)."""
+    w = workspace
+    make_extract_dir(w.bad_dir)
+    items = list(read_items(w.bad_dir))
+    first = items[0]
+    long = ("x" * 200_000,) + first.tokens[1:]
+    write_items(w.bad_dir / "items.tsv", [first.replace(tokens=long)] + items[1:])
+    assert [it.tokens[0] for it in read_items(w.bad_dir)][0] == "x" * 200_000
+    r = run_agree("export", w.bad_dir, "--format", "blimp", "--out", w.out, "--quiet")
+    assert r.exit_code == 0, r.output
+
+
+def test_no_size_runs_for_hours_without_saying_so(workspace, capsys):
+    """Sizes that cannot fit are refused with an estimate (the matrix rows *-beyond-memory);
+    sizes that fit but take long are said before the work starts: the steps training plans,
+    the minutes a large nonce run needs."""
+    from nonce.budget import check_nonce_size
+    w = workspace
+    r = run_agree("train-lm", w.corpus, "--arch", "lstm", "--size", "small", "--emb", "8", "--hidden", "8",
+                  "--batch-size", "4", "--bptt", "8", "--threads", "1", "--epochs", "1000000000000000000",
+                  "--max-steps", "3", "--out", w.out)
+    assert r.exit_code == 0, r.output
+    said = r.stderr.splitlines()[0]
+    assert said.startswith("training ") and said.endswith(" tokens") and "3 steps (1e+18 epochs of " in said
+    check_nonce_size(3000, 1000, w.items / "items.tsv", w.tmp)   # 3 million sentences: about 50 minutes
+    assert capsys.readouterr().err == ("Warning: 3,000 items x 1,000 variants = 3,000,000 sentences will take "
+                                       "about 50 minutes (at about 1,000 sentences/s)\n")

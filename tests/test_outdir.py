@@ -172,6 +172,22 @@ def test_ctrl_c_in_score_is_one_line_and_exit_130(big, tmp_path):
     assert hidden(tmp_path) == [] and not (tmp_path / "out").exists()
 
 
+def test_sigterm_mid_write_leaves_nothing_beside_out(big, tmp_path):
+    """SIGTERM (timeout's, a scheduler's) is handled as Ctrl-C: the temporary directory and
+    the lock are removed, one line, exit code 143."""
+    testset, model = big
+    proc = start(["score", testset, "--model", model, "--out", tmp_path / "out", "-q"], tmp_path)
+    try:
+        wait_for(proc, lambda: any(p.name.startswith(".out.tmp-") for p in tmp_path.iterdir()))
+        time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143 and stderr.strip() == "Terminated", stderr
+    assert hidden(tmp_path) == [] and not (tmp_path / "out").exists()
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     return make_corpus(tmp_path_factory.mktemp("c") / "corpus")
@@ -195,6 +211,22 @@ def test_sigkill_train_lm_then_resume_leaves_nothing_hidden(corpus, tmp_path):
     assert proc.returncode == 0, stderr
     assert hidden(tmp_path) == [] and not (tmp_path / "m.partial").exists()
     assert (out / "model.pt").is_file()
+
+
+def test_sigterm_in_train_lm_saves_a_checkpoint_and_exits_143(corpus, tmp_path):
+    """SIGTERM in training: the batch is finished, a checkpoint saved, the lock released."""
+    out = tmp_path / "m"
+    proc = start(["train-lm", corpus, *TINY_LSTM, "--epochs", "1000", "--out", out], tmp_path)
+    try:
+        wait_for(proc, lambda: (tmp_path / "m.partial" / "train_log.tsv").is_file())
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, stderr
+    assert stderr.splitlines()[-1].startswith("Terminated: training interrupted at epoch ")
+    assert "Continue with the same command and --resume" in stderr and "Traceback" not in stderr
+    assert hidden(tmp_path) == [] and (tmp_path / "m.partial" / "checkpoint.pt").is_file()
 
 
 def test_second_writer_stops_and_first_keeps_its_partial(corpus, tmp_path):
@@ -280,6 +312,52 @@ def test_full_disk_lstm_torch_save(full_disk, corpus, tmp_path):
     assert r.exit_code == 1, r.output
     assert r.output.startswith(f"Error: {full_disk}/m") and r.output.count("\n") == 1
     assert "No space left on device" in r.output and os.listdir(full_disk) == []
+
+
+@pytest.fixture
+def full_to_the_brim(full_disk):
+    """The 4 KiB tmpfs with its one page taken: not even the lock fits."""
+    if full_disk is None:
+        pytest.skip("mount -t tmpfs is not allowed here (extract's test injects ENOSPC instead)")
+    (full_disk / "fill").write_bytes(b"x" * 4096)
+    return full_disk
+
+
+@pytest.mark.parametrize("command", ["extract", "nonce", "corpus", "train-lm", "score", "perturb", "export",
+                                     "swap-targets", "demo", "import-model"])
+def test_full_disk_leaves_no_lock_in_any_command(full_to_the_brim, command, tb, corpus, big, tmp_path):
+    """The lock itself cannot be written: one line naming the directory, nothing left there."""
+    from test_nonce_cli import make_extract_dir
+    ext = make_extract_dir(tmp_path / "ext")
+    testset, model = big
+    args = {"extract": [tb], "nonce": [ext], "corpus": [tmp_path / "t.txt", "--lang", "en"],
+            "train-lm": [corpus, "--arch", "unigram"], "score": [testset, "--model", model],
+            "perturb": [ext, "--aspect", "swap", "--severity", "0.5"], "export": [ext, "--format", "blimp"],
+            "swap-targets": [ext, "--k", "2"], "demo": ["--scale", "tiny"],
+            "import-model": ["colorlessgreen", tmp_path / "t.txt", "--vocab", tmp_path / "t.txt"]}[command]
+    (tmp_path / "t.txt").write_text("the dog runs .\n")
+    r = agree(command, *args, "--out", full_to_the_brim / "out", "-q")
+    assert r.exit_code == 1 and r.output == (f"Error: {full_to_the_brim}: No space left on device (free some "
+                                             "space, or choose another --out)\n"), r.output
+    assert os.listdir(full_to_the_brim) == ["fill"]
+
+
+def test_full_disk_import_model(full_disk, tmp_path):
+    """torch.save's own writer fails opaquely on a full disk (`enforce fail at
+    inline_container.cc`); model.pt is written through agree's writer instead."""
+    if full_disk is None:
+        pytest.skip("mount -t tmpfs is not allowed here (extract's test injects ENOSPC instead)")
+    from test_released import BUILD, MODEL_PY, VOCAB
+    (tmp_path / "model.py").write_text(MODEL_PY)
+    (tmp_path / "build.py").write_text(BUILD)
+    (tmp_path / "vocab.txt").write_text("".join(w + "\n" for w in VOCAB))
+    subprocess.run([sys.executable, str(tmp_path / "build.py"), str(tmp_path), str(tmp_path), str(tmp_path / "EVIL"),
+                    str(len(VOCAB))], check=True, env={**os.environ, "PYTHONPATH": ""})
+    r = agree("import-model", "colorlessgreen", tmp_path / "zip.pt", "--vocab", tmp_path / "vocab.txt",
+              "--out", full_disk / "m", "-q")
+    assert r.exit_code == 1 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith(f"Error: {full_disk}/") and "No space left on device" in r.output
+    assert os.listdir(full_disk) == []
 
 
 # --------------------------------------------------------------------------- training numerics
