@@ -128,11 +128,12 @@ def _humans(humans: Path | None, sets, quiet: bool) -> HumanIndex | None:
 def _load_sets(testsets, fmt: str, method: str, quiet: bool, root=None):
     """Load every TESTSET; with --method target drop the pairs it cannot score, and
     count them. Returns (sets, notes for stderr / summary.md / manifest)."""
-    sets, notes = [], []
+    sets, notes, dropped_by_readers = [], [], set()
     for t in testsets:
         ts = load_testset(rooted(root, t), fmt)
         if root is not None:
             ts = dataclasses.replace(ts, label=str(t))
+        dropped_by_readers.update(ts.notes)   # identical pairs: a warning below, even with --quiet
         notes += list(ts.notes)
         kept, skipped = split_for_method(ts.items, method)
         if skipped:
@@ -145,8 +146,11 @@ def _load_sets(testsets, fmt: str, method: str, quiet: bool, root=None):
             ts = dataclasses.replace(ts, items=tuple(kept))
         log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
         sets.append(ts)
-    for n in notes:   # items not scored: a warning, shown even with --quiet
-        warn(n)
+    for n in notes:
+        if n in dropped_by_readers:
+            warn(n)
+        else:
+            log(n, quiet)
     if not any(ts.items for ts in sets):
         raise AgreeError(f"nothing to score: {', '.join(ts.label for ts in sets)} "
                          f"{'has' if len(sets) == 1 else 'have'} no items (an empty test set: "

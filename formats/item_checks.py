@@ -7,18 +7,14 @@ command scores, perturbs, varies or exports it, instead of a silent result.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # formats.items calls this module on every row: no import circle at run time
-    from formats.items import Item
-
 #: L: the head is the target; R: the head is the cue; "_" or empty: no direction
 #: (minimal pairs read from BLiMP and MultiBLiMP)
 DIRECTIONS = ("L", "R", "_", "")
 
 
-def item_problem(item: Item) -> str | None:
-    """Why ``item`` is not a usable test item, or None when it is."""
+def item_problem(item) -> str | None:
+    """Why ``item`` (a :class:`formats.items.Item`, which imports this module: so it is
+    not imported here) is not a usable test item, or None when it is."""
     n = len(item.tokens)
     if not 0 <= item.target_index < n:
         return f"target_index {item.target_index} is outside the sentence of {n} tokens"

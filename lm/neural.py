@@ -315,10 +315,9 @@ def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
         raw = {k: v for k, v in config.items() if k in LMConfig.__dataclass_fields__}
     if not isinstance(raw, dict):
         raise LMError(f"{path}: not a model checkpoint (its 'config' is not a dict)")
-    check_config_types(raw, path)
-    check_config_matches(config, raw, Path(model_dir) / CONFIG_FILE, path)
     try:
         lm_config = LMConfig.from_dict(raw)
+        check_config_types(raw, path)
         model = build_model(lm_config)
     except (TypeError, ValueError, KeyError, AttributeError) as e:
         raise LMError(f"{path}: invalid model configuration ({e})") from None
@@ -331,6 +330,8 @@ def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
         detail = "; ".join(str(e).strip().splitlines()[:4])
         raise LMError(f"{path}: weights do not match the configuration in "
                       f"{model_dir / 'config.json'} ({detail})") from None
+    # model.pt holds its own architecture: config.json (what people read and edit) must say the same
+    check_config_matches(config, raw, Path(model_dir) / CONFIG_FILE, path)
     check_finite_weights(model.state_dict().items(), path)
     return model
 

@@ -293,8 +293,12 @@ def test_kind_vocabulary_and_tokenizer_mismatches(tmp_path):
         load_model(directory)
     (directory / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
     (directory / "config.json").write_text(json.dumps({**cfg, "tokenizer": "sentencepiece"}))
-    with pytest.raises(LMError, match="spm.model: no sentencepiece model"):
+    with pytest.raises(LMError, match="config.json: tokenizer is 'sentencepiece' but model.pt was trained "
+                                      "with 'word'; config.json was edited"):
         load_model(directory)
+    sp_dir, _ = make_model_dir(tmp_path / "sp", "lstm", VOCAB, tokenizer="sentencepiece")
+    with pytest.raises(LMError, match="spm.model: no sentencepiece model"):
+        load_model(sp_dir)
     with pytest.raises(LMError, match="unknown device 'tpu'"):
         NeuralScorer(torch.nn.Module(), VOCAB, kind="lstm", device="tpu")
 

@@ -198,7 +198,7 @@ class TestBadInput:
         for f in ("valid.txt", "test.txt", "vocab.txt", "counts.tsv"):
             (empty / f).write_bytes((corpus / f).read_bytes())
         (empty / "train.txt").write_text("")
-        with pytest.raises(LMError, match=r"train.txt: empty training split, nothing to train on"):
+        with pytest.raises(LMError, match=r"train.txt: the training split has no words"):
             train_lm([empty], tmp_path / "m", arch="lstm", seed=1, **TINY)
         assert not (tmp_path / "m").exists() and not partial_dir(tmp_path / "m").exists()
 
