@@ -216,9 +216,10 @@ def test_sigkill_train_lm_then_resume_leaves_nothing_hidden(corpus, tmp_path):
 def test_sigterm_in_train_lm_saves_a_checkpoint_and_exits_143(corpus, tmp_path):
     """SIGTERM in training: the batch is finished, a checkpoint saved, the lock released."""
     out = tmp_path / "m"
-    proc = start(["train-lm", corpus, *TINY_LSTM, "--epochs", "1000", "--out", out], tmp_path)
+    proc = start(["train-lm", corpus, *TINY_LSTM, "--epochs", "1000", "--checkpoint-minutes", "0.001",
+                  "--out", out], tmp_path)
     try:
-        wait_for(proc, lambda: (tmp_path / "m.partial" / "train_log.tsv").is_file())
+        wait_for(proc, lambda: (tmp_path / "m.partial" / "checkpoint.pt").is_file())
         proc.send_signal(signal.SIGTERM)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
