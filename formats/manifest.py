@@ -48,15 +48,29 @@ def atomic_output_dir(out: str | os.PathLike, command: str | None = None, inputs
         try:
             tmp = make_tmp_dir(target)
             yield tmp
-        except BaseException:
+        except BaseException as e:
             if tmp is not None:
                 shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(e, OSError) and tmp is not None:
+                raise _in_target(e, tmp, target) from None
             raise
         try:
             commit_dir(tmp, target, command, force)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
+
+
+def _in_target(e: OSError, tmp: Path, target: Path) -> OSError:
+    """``e`` naming the file as it would have been in ``target``, not in the temporary
+    directory that is gone by the time the message is read (a full disk at model.pt)."""
+    try:
+        inside = Path(e.filename).relative_to(tmp) if e.filename is not None else None
+    except (TypeError, ValueError):
+        inside = None
+    if inside is None:
+        return e
+    return type(e)(e.errno, e.strerror or str(e), str(target / inside))
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
