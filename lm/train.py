@@ -159,9 +159,10 @@ def _undo_failed_resume(work: Path, before: tuple[frozenset, tuple | None]) -> N
     foreign one) leaves OUT.partial as it was: what it added (the marker, a prepared
     corpus) is removed. After a new checkpoint, the progress it holds is kept."""
     names, checkpoint = before
-    if _listing(work)[1] != checkpoint:
+    now, current = _listing(work)
+    if checkpoint is None or current != checkpoint:
         return
-    for name in set(os.listdir(work)) - names:
+    for name in now - names:
         path = work / name
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
