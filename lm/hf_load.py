@@ -183,7 +183,11 @@ def hf_word_vectors(path) -> tuple[list[str], "object"]:
 
 
 def _load_registered(model_dir: Path, config: dict, **options):
-    """Loader for kind ``hf`` (a directory whose config.json has ``model_type``)."""
+    """Loader for kind ``hf`` (a directory whose config.json has ``model_type``): on
+    transformers, or on vLLM with ``engine="vllm"``."""
+    if options.get("engine") == "vllm":
+        from lm.vllm_engine import load_vllm  # lazy: vLLM is an optional extra
+        return load_vllm(model_dir, **options)
     return load_hf_dir(model_dir, **options)
 
 
