@@ -88,6 +88,12 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     `undecidable`, summary tables), and summary.md warns when more than a tenth of a
     model's items are.
 
+    Models score in shards of 1,024 items, each kept in OUT.partial as it finishes:
+    after an interruption the same command scores only the missing shards (a changed
+    model file or test set discards them, saying why). --executor ray scores the shards
+    on Ray workers (RAY_ADDRESS or --ray-address, else a local cluster for the run);
+    the outputs equal a one-process run's at the same --threads.
+
     \b
     Example:
       agree score ../shared/data/colorlessgreen/Italian/best_model_mturk.tab \\

@@ -13,9 +13,12 @@ ray is imported only when this executor starts (it is an optional extra, and hea
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
+import sys
+import threading
 from typing import Callable, Sequence
 
 from agreement.errors import DOMAIN_ERRORS, AgreeError
@@ -29,8 +32,10 @@ from lm.errors import FieldError, literal
 INSTALL_HINT = "pip install 'agree[cluster]'"
 #: restarts of a killed actor, and retries of the shards it held
 MAX_RESTARTS = 3
-#: seconds to wait for a cluster's address to answer
+#: seconds to wait for a cluster's address to answer, and for Ray to start or join one
 CONNECT_TIMEOUT_S = 5.0
+JOIN_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 120.0
 #: shards queued per actor: one scoring, one waiting (the actor never idles on the driver)
 IN_FLIGHT = 2
 
@@ -73,14 +78,30 @@ class RayExecutor(Executor):
         self._started = True
 
     def _init(self, source: str = "", **kw) -> None:
-        try:
-            # Ray's own log lines would break "one Error: line"; its workers' output too
-            self.ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
-                          configure_logging=True, **kw)
-        except (ConnectionError, RuntimeError, ValueError, TimeoutError) as e:
-            where = f"the Ray cluster at {literal(kw['address'])} ({source})" if "address" in kw \
-                else "a local Ray cluster"
-            raise FieldError(f"cannot start or join {where}: {literal(_first_line(e))}") from None
+        where = f"the Ray cluster at {literal(kw['address'])} ({source})" if "address" in kw \
+            else "a local Ray cluster"
+        outcome: list = []
+
+        def init() -> None:
+            try:
+                # Ray's own log lines would break "one Error: line"; its workers' output too
+                self.ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
+                              configure_logging=True, **kw)
+                outcome.append(None)
+            except (ConnectionError, RuntimeError, ValueError, TimeoutError) as e:
+                outcome.append(e)
+
+        # something that answers at the address but is not a Ray cluster makes ray.init
+        # retry for minutes: wait a bounded time, in a thread that cannot hold up the exit
+        thread = threading.Thread(target=init, daemon=True)
+        timeout = JOIN_TIMEOUT_S if "address" in kw else START_TIMEOUT_S
+        with _quiet_fd2("address" in kw):
+            thread.start()
+            thread.join(timeout)
+        if not outcome:
+            raise FieldError(f"{where} did not answer as a Ray cluster within {timeout:.0f} s")
+        if outcome[0] is not None:
+            raise FieldError(f"cannot start or join {where}: {literal(_first_line(outcome[0]))}")
         self._disconnect = True
 
     def _check_capacity(self) -> None:
@@ -178,6 +199,24 @@ class RayExecutor(Executor):
 
     def release(self, job: ModelJob) -> None:
         self._kill(job.key)
+
+
+@contextlib.contextmanager
+def _quiet_fd2(active: bool):
+    """Standard error (the file descriptor: Ray's C++ core writes there, and its retry
+    lines while joining a cluster would break "one Error: line") to nowhere meanwhile."""
+    if not active:
+        yield
+        return
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
 
 
 def _import_ray():
