@@ -49,8 +49,15 @@ def hf_dir(out: Path) -> Path:
     with contextlib.redirect_stderr(io.StringIO()):
         tok = tf.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         model = tf.AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    # the GGUF-loaded model counts as quantized and refuses save_pretrained: the same
+    # float32 weights go into a plain model of the same config
+    config = model.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    plain = tf.AutoModelForCausalLM.from_config(config)
+    plain.load_state_dict(model.state_dict())
     tok.save_pretrained(out)
-    model.save_pretrained(out)
+    plain.save_pretrained(out)
     return out
 
 

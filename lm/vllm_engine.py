@@ -31,6 +31,8 @@ from lm.base import Scorer
 from lm.errors import LMError
 
 INSTALL_HINT = "pip install 'agree[vllm]'"
+#: the longest sequence (tokens) on vLLM's CPU backend, whose cache is sized for it
+CPU_MAX_TOKENS = 1024
 
 
 # ---------------------------------------------------------------- text -> token ids
@@ -171,7 +173,8 @@ def load_vllm(path, tokenizer, *, dtype: str = "float32", device: str = "auto",
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
     kw = {"max_num_seqs": batch_size} if batch_size else {}
     if device == "cpu" or device == "auto" and not _has_cuda():
-        kw["gpu_memory_utilization"] = 0.1   # on vLLM's CPU backend: the share of RAM for its cache
+        # vLLM's CPU backend: a tenth of the RAM for its cache, and sentences, not documents
+        kw.update(gpu_memory_utilization=0.1, max_model_len=CPU_MAX_TOKENS)
     try:
         llm = vllm.LLM(model=str(path), tokenizer=str(path), dtype=dtype, seed=0, max_logprobs=-1,
                        skip_tokenizer_init=True, enforce_eager=True, **kw)
