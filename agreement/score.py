@@ -44,6 +44,9 @@ from lm.hf_load import _check_dir  # light: transformers is imported only to loa
 
 #: the scoring methods (see the module docstring)
 METHODS = ("target", "sentence")
+#: items a scorer is handed at once (it sorts them by length into its own batches);
+#: also the shards of agreement.shards, so that every executor gives the same floats
+CHUNK_SIZE = 1024
 
 
 # --------------------------------------------------------------------------- models
@@ -154,7 +157,7 @@ def load_scorers(specs: Sequence[ModelSpec], *, quiet: bool = False, **options):
 
 def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: bool = False,
                 quiet: bool = False, groups: Mapping[str, str] | None = None,
-                chunk_size: int = 1024, testsets: Sequence[str] | None = None,
+                chunk_size: int = CHUNK_SIZE, testsets: Sequence[str] | None = None,
                 method: str = "target", on_words: Callable | None = None) -> list[ScoredItem]:
     """Score every item with every scorer; returns model-major ``ScoredItem`` records.
 
@@ -173,7 +176,7 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
     items = list(items)
     testsets = list(testsets) if testsets is not None else [""] * len(items)
     groups = dict(groups or {})
-    oov = {s.name: _oov_flags(items, s, method) for s in scorers}
+    oov = {s.name: oov_flags(items, s, method) for s in scorers}
     if require_in_vocab and scorers:
         keep = [i for i in range(len(items)) if not any(oov[s.name][i] for s in scorers)]
         if not keep:
@@ -183,12 +186,12 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
         oov = {name: [flags[i] for i in keep] for name, flags in oov.items()}
     out: list[ScoredItem] = []
     for scorer in scorers:
-        differ = _piece_flags(items, scorer)
+        differ = piece_flags(items, scorer)
         group = groups.get(scorer.name) or scorer.kind or scorer.name
         bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item", disable=quiet)
         for start in range(0, len(items), chunk_size):
             batch = items[start:start + chunk_size]
-            logp = _score_chunk(scorer, batch, method, on_words, testsets[start:start + chunk_size])
+            logp = score_chunk(scorer, batch, method, on_words, testsets[start:start + chunk_size])
             for j, it in enumerate(batch):
                 out.append(ScoredItem(it, scorer.name, group, scorer.kind, float(logp[j, 0]),
                                       float(logp[j, 1]), oov[scorer.name][start + j],
@@ -198,7 +201,7 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
     return out
 
 
-def _score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) -> np.ndarray:
+def score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) -> np.ndarray:
     """(n, 2) natural-log scores of one chunk: targets, or whole sentences."""
     if method == "sentence" or on_words is not None:
         pairs = [sentence_pair(it) for it in batch]
@@ -258,13 +261,17 @@ def target_query(item: Item) -> TargetQuery:
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
                    quiet: bool = False, method: str = "target", on_words: Callable | None = None,
-                   scoring: dict | None = None, **load_options) -> list[ScoredItem]:
+                   scoring: dict | None = None, score_models: Callable | None = None,
+                   **load_options) -> list[ScoredItem]:
     """Score loaded test sets (``formats.papertab.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
     (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A
     ``scoring`` dict receives each model's scoring conventions (``Scorer.conventions()``,
-    taken after scoring so that counted skips are included) for the manifest."""
+    taken after scoring so that counted skips are included) for the manifest.
+    ``score_models``: how the models score the items (default: loaded here, scored in
+    this process; :func:`agreement.sharded.score_sharded` hands shards to an executor),
+    called as :func:`score_in_process` is."""
     items = [it for ts in testsets for it in ts.items]
     labels = [ts.label for ts in testsets for _ in ts.items]
     seen: set[tuple] = set()
@@ -274,16 +281,9 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
             raise AgreeError(f"{label}: item {it.item_id} variant {it.variant} ({it.perturbation}) "
                              "appears twice")
         seen.add(key)
-    scorers = load_scorers(specs, quiet=quiet, **load_options)
-    try:
-        scored = score_items(items, scorers, require_in_vocab=require_in_vocab, quiet=quiet,
-                             groups={s.name: s.group for s in specs}, testsets=labels,
-                             method=method, on_words=on_words)
-        if scoring is not None:  # after scoring: conventions include counted skips
-            scoring.update({s.name: s.conventions() for s in scorers})
-    finally:
-        for scorer in scorers:
-            scorer.close()
+    scored = (score_models or score_in_process)(items, labels, specs, require_in_vocab=require_in_vocab,
+                                                quiet=quiet, method=method, on_words=on_words,
+                                                scoring=scoring, **load_options)
     extra: list[ScoredItem] = []
     for ts in testsets:
         if from_outputs and ts.table is None:
@@ -296,7 +296,7 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
             extra += scores_from_column(ts.table, column, ts.label)
         if ts.table is not None and method == "target":  # freq is a target-method baseline
             extra += freq_baseline(ts.table, ts.label)
-    if require_in_vocab and scorers:  # outputs join the models on the items they kept
+    if require_in_vocab and specs:  # outputs join the models on the items they kept
         kept = {s.key for s in scored}
         extra = [s for s in extra if s.key in kept]
     if not scored and not extra:
@@ -304,7 +304,25 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     return extra + scored
 
 
-def _oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[bool]:
+def score_in_process(items: Sequence[Item], labels: Sequence[str], specs: Sequence[ModelSpec], *,
+                     require_in_vocab: bool, quiet: bool, method: str, on_words: Callable | None,
+                     scoring: dict | None, **load_options) -> list[ScoredItem]:
+    """Load every model here and score ``items`` (test-set ``labels`` aligned) with
+    :func:`score_items`; ``scoring`` receives each model's conventions."""
+    scorers = load_scorers(specs, quiet=quiet, **load_options)
+    try:
+        scored = score_items(items, scorers, require_in_vocab=require_in_vocab, quiet=quiet,
+                             groups={s.name: s.group for s in specs}, testsets=labels,
+                             method=method, on_words=on_words)
+        if scoring is not None:  # after scoring: conventions include counted skips
+            scoring.update({s.name: s.conventions() for s in scorers})
+    finally:
+        for scorer in scorers:
+            scorer.close()
+    return scored
+
+
+def oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[bool]:
     """Per item: does the prefix or either form (``sentence``: either whole sentence)
     contain a word the scorer lacks? Also checks that the scorer knows at least one
     target form at all."""
@@ -328,7 +346,7 @@ def _oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[bo
     return flags
 
 
-def _piece_flags(items: Sequence[Item], scorer) -> list[bool]:
+def piece_flags(items: Sequence[Item], scorer) -> list[bool]:
     """Per item: do the two forms have different numbers of the scorer's pieces?"""
     n: dict[str, int] = {}
     for w in {w for it in items for w in (it.correct, it.wrong)}:

@@ -16,12 +16,15 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from agreement.errors import AgreeError
+from agreement.executors import Executor, make_executor
+from agreement.sharded import ShardedScoring
 from agreement.humans import HumanIndex, check_coverage
 from formats.humans import read_humans
 from agreement.options import log, warn
 from agreement.score import parse_model_specs, score_testsets, split_for_method, split_model_value
 from agreement.summary import main_table, write_report
 from agreement.surprisal import TOKENS_FILE, SurprisalWriter
+from formats.files import resolve_out
 from formats.manifest import as_given, atomic_output_dir, rooted, write_manifest
 from formats.papertab import detect_testset, load_testset, testset_files
 from formats.published import (humans_summary, is_blimp_humans, read_blimp_humans, read_reference,
@@ -46,8 +49,11 @@ class ScoreOptions:
     from_outputs: model columns of a paper .tab used instead of models; humans,
     reference: judgment and published-accuracy files; surprisal/units: tokens.tsv;
     batch_size, device, dtype, engine, threads: model options (None: the backend's
-    default); torch_threads: torch's CPU threads while scoring (None: torch's own
-    setting; speed only, so not recorded)."""
+    default; threads: each model's CPU threads, llama.cpp's and torch's); torch_threads:
+    torch's CPU threads while scoring when threads is None (None: torch's own setting;
+    speed only, so not recorded); executor, workers, ray_address: where the models run
+    (:mod:`agreement.executors`; the manifest records them under ``execution``);
+    shard_size: items per shard (None: :data:`agreement.shards.SHARD_SIZE`)."""
     method: str = "target"
     fmt: str = "auto"
     from_outputs: tuple[str, ...] = ()
@@ -63,6 +69,10 @@ class ScoreOptions:
     engine: str | None = None
     threads: int | None = None
     torch_threads: int | None = None
+    executor: str = "in-process"
+    workers: int | None = None
+    ray_address: str | None = None
+    shard_size: int | None = None
 
     def model_options(self) -> dict:
         return {k: v for k, v in (("batch_size", self.batch_size), ("device", self.device), ("dtype", self.dtype),
@@ -71,25 +81,35 @@ class ScoreOptions:
 
 def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequence[str],
                  options: ScoreOptions = ScoreOptions(), *, seed: int = 1111, argv: Sequence[str] = (),
-                 force: bool = False, quiet: bool = False, root: str | os.PathLike | None = None) -> ScoreRun:
+                 force: bool = False, quiet: bool = False, root: str | os.PathLike | None = None,
+                 executor: Executor | None = None) -> ScoreRun:
     """Score ``testsets`` with ``models`` (``--model`` values, ``[GROUP=]SPEC``) into
     ``out`` (atomically, under the --out policy). ``seed``: the bootstrap's;
     ``argv``: the command line the manifest records; ``root``: where relative
     paths, ``out`` included, are read and written, recorded as given
-    (:func:`formats.manifest.rooted`)."""
+    (:func:`formats.manifest.rooted`). Models score shard by shard through ``executor``
+    (default: the one ``options`` names), each finished shard kept in ``OUT.partial``
+    until ``out`` is written, so that the same call after an interruption scores only
+    the rest (:mod:`agreement.sharded`)."""
     o = options
     humans, reference = rooted(root, o.humans), rooted(root, o.reference)
     model_dirs = [d for m in models for d in split_model_value(m, root)[2]]
+    executor = executor or make_executor(o.executor, workers=o.workers, threads=o.threads,
+                                         address=o.ray_address, quiet=quiet)
     with atomic_output_dir(rooted(root, out), "score", [*(rooted(root, t) for t in testsets), humans, reference,
                                                         *model_dirs], force, quiet) as tmp:
         sets, notes = _load_sets(testsets, o.fmt, o.method, quiet, root)
         index = _humans(humans, sets, quiet)
         specs = parse_model_specs(models, root)
         scoring: dict = {}
-        with _torch_threads(o.torch_threads):
+        sharded = ShardedScoring(resolve_out(rooted(root, out)), executor, _testset_paths(testsets, o.fmt, root),
+                                 quiet=quiet, shard_size=o.shard_size)
+        in_one_stream = o.carry_state and executor.name == "in-process"   # carry_state: no shards
+        with _torch_threads(o.threads if o.threads is not None else o.torch_threads):
             scored, tokens_rows = _score(tmp, sets, specs, o.surprisal, o.units, from_outputs=o.from_outputs,
                                          require_in_vocab=o.require_in_vocab, quiet=quiet, method=o.method,
-                                         carry_state=o.carry_state, scoring=scoring, **o.model_options())
+                                         carry_state=o.carry_state, scoring=scoring,
+                                         score_models=None if in_one_stream else sharded, **o.model_options())
         rows = write_scored(tmp / "items.tsv", scored)
         extra = _published(o.humans if index is None else None, o.reference, scored, root)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed), testsets=testsets,
@@ -102,7 +122,8 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
                                           for m in summary["models"]},
                                "human_matched_items": (summary["humans"] or {}).get("matched_items"),
                                "skipped": notes, "tokens_rows": tokens_rows},
-                       scoring=scoring, argv=argv, root=root)
+                       scoring=scoring, execution=sharded.describe(), argv=argv, root=root)
+    sharded.finish()
     return ScoreRun(summary, rows, main_table(summary))
 
 
@@ -182,6 +203,11 @@ def _torch_threads(n: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(old)
+
+
+def _testset_paths(testsets, fmt: str, root=None) -> list:
+    """Every file the test sets are read from."""
+    return [p for t in testsets for p in testset_files(detect_testset(rooted(root, t), fmt)[1])]
 
 
 def _inputs(testsets, fmt: str, specs, humans, reference, root=None) -> list[str]:

@@ -183,8 +183,28 @@ def hf_word_vectors(path) -> tuple[list[str], "object"]:
 
 
 def _load_registered(model_dir: Path, config: dict, **options):
-    """Loader for kind ``hf`` (a directory whose config.json has ``model_type``)."""
+    """Loader for kind ``hf`` (a directory whose config.json has ``model_type``): on
+    transformers, or on vLLM with ``engine="vllm"``."""
+    if options.get("engine") == "vllm":
+        return load_vllm_dir(model_dir, **options)
     return load_hf_dir(model_dir, **options)
+
+
+def load_vllm_dir(path, *, dtype: str = "float32", device: str = "auto", batch_size: int | None = None,
+                  **_ignored):
+    """A local causal ``save_pretrained`` directory on vLLM (:mod:`lm.vllm_engine`); its
+    tokenizer, read here, gives the pieces and the word-start tokens."""
+    path = Path(path)
+    if hf_architecture(_check_dir(path)) == "masked":
+        raise LMError(f"{path}: a masked model; vLLM scores causal models (use --engine transformers)")
+    from lm.vllm_engine import load_vllm  # lazy: vLLM is an optional extra
+
+    tf = _transformers(str(path))
+    try:
+        tokenizer = tf.AutoTokenizer.from_pretrained(path, local_files_only=True)
+    except Exception as e:  # noqa: BLE001 - transformers raises many kinds on bad files
+        raise LMError(f"{path}: cannot load the tokenizer ({_first_line(e)})") from None
+    return load_vllm(path, tokenizer, dtype=dtype, device=device, batch_size=batch_size)
 
 
 register("hf", _load_registered)

@@ -39,3 +39,16 @@ def _private_cache(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
         yield
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """A local Ray cluster of 2 CPUs, started once for the whole session (a few seconds)
+    and stopped at its end; skips when Ray is not installed. The ray executor finds it
+    initialised in this process and uses it."""
+    ray = pytest.importorskip("ray", reason="Ray (agree[cluster]) is not installed")
+    import logging
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    yield ray
+    ray.shutdown()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import CPUS, SIZE, device_option, invocation_argv, log, out_option, quiet_option, seed_option
+from agreement.options import CPUS, SIZE, WORKERS, device_option, invocation_argv, log, out_option, quiet_option, seed_option
 from agreement.score_dir import ScoreOptions, score_to_dir
 
 
@@ -49,18 +49,29 @@ from agreement.score_dir import ScoreOptions, score_to_dir
 @device_option
 @click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
               help="Weights of Hugging Face/GGUF models (default float32); log-softmax is always fp32.")
-@click.option("--engine", type=click.Choice(["auto", "llama.cpp", "transformers"]), default=None,
+@click.option("--engine", type=click.Choice(["auto", "llama.cpp", "transformers", "vllm"]), default=None,
               help="Engine for gguf: models. auto (default): transformers when parameters x 4 bytes "
                    "is under half the available memory, else llama.cpp (quantized weights as stored); "
-                   "the choice is said on stderr.")
+                   "the choice is said on stderr. vllm: Hugging Face directories on vLLM "
+                   "(GPUs; pip install 'agree[vllm]').")
 @click.option("--threads", type=CPUS, default=None,
-              help="CPU threads for the llama.cpp engine (default: every CPU this process may use).")
+              help="CPU threads of each model: llama.cpp's and torch's (default: every CPU this "
+                   "process may use; with --executor ray: 1 per worker).")
+@click.option("--executor", type=click.Choice(["in-process", "ray"]), default="in-process", show_default=True,
+              help="Where models score: in this process, or on Ray workers (pip install "
+                   "'agree[cluster]'). Either way finished shards are kept in OUT.partial and "
+                   "rerunning the same command scores only the rest.")
+@click.option("--workers", type=WORKERS, default=None,
+              help="With --executor ray: Ray actors per model, each loading it once (default 2).")
+@click.option("--ray-address", metavar="ADDR", default=None,
+              help="With --executor ray: the Ray cluster to join (default: RAY_ADDRESS, else a "
+                   "local cluster for this run).")
 @out_option
 @seed_option
 @quiet_option
 def score(testsets, models, columns, humans, method, fmt, surprisal, units, reference,
-          require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, out, force,
-          seed, quiet):
+          require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, executor, workers,
+          ray_address, out, force, seed, quiet):
     """Score test sets with language models.
 
     Score agreement test sets with language models and compare them with humans.
@@ -77,6 +88,12 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     `undecidable`, summary tables), and summary.md warns when more than a tenth of a
     model's items are.
 
+    Models score in shards of 1,024 items, each kept in OUT.partial as it finishes:
+    after an interruption the same command scores only the missing shards (a changed
+    model file or test set discards them, saying why). --executor ray scores the shards
+    on Ray workers (RAY_ADDRESS or --ray-address, else a local cluster for the run);
+    the outputs equal a one-process run's at the same --threads.
+
     \b
     Example:
       agree score ../shared/data/colorlessgreen/Italian/best_model_mturk.tab \\
@@ -90,6 +107,8 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
         --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --model hf:models/gpt2 --out en-hf
       agree score ../shared/data/colorlessgreen/English/generated \\
         --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --engine llama.cpp --threads 2 --out smol
+      agree score ../shared/data/blimp/data --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf \\
+        --executor ray --workers 2 --threads 1 --out blimp-smol
 
     \b
     Scoring conventions (every engine; each model's are in manifest.json "scoring"
@@ -101,7 +120,8 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     options = ScoreOptions(method=method, fmt=fmt, from_outputs=columns, humans=humans, reference=reference,
                            surprisal=surprisal, units=units, require_in_vocab=require_in_vocab,
                            carry_state=carry_state, batch_size=batch_size, device=device, dtype=dtype,
-                           engine=engine, threads=threads)
+                           engine=engine, threads=threads, executor=executor, workers=workers,
+                           ray_address=ray_address)
     run = score_to_dir(out, testsets, models, options, seed=seed, argv=invocation_argv(), force=force, quiet=quiet)
     click.echo(run.table, nl=False)
     log(f"wrote {run.rows} scored rows and the summary to {out}", quiet)
