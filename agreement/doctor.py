@@ -3,7 +3,11 @@
 Used by ``agree doctor``. Optional stacks are imported (not only looked up in the
 package metadata) because a package that is installed but cannot load -- a
 llama_cpp built for another CPU, a torch wheel missing its CUDA libraries -- is
-exactly what a user asking "why does this backend not work" needs to see.
+exactly what a user asking "why does this backend not work" needs to see. The
+extras rows come from the installed distribution's own metadata (Requires-Dist
+with ``extra == ...``), so an extra added to setup.cfg is reported without a
+change here; the import-names row reads every installed distribution's file
+record (RECORD), the only place that says who wrote which file.
 """
 from __future__ import annotations
 

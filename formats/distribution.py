@@ -51,9 +51,11 @@ def _is_this_tree(dist: metadata.Distribution) -> bool:
 
 def source_tree_record(dist: metadata.Distribution) -> bool:
     """Whether ``dist`` is build metadata lying in this source tree (an ``*.egg-info``
-    that setuptools wrote beside the packages, on sys.path when Python runs from the
-    tree), not an installed distribution."""
-    return Path(dist.locate_file("")).resolve() == _TREE
+    that setuptools wrote beside setup.cfg, on sys.path when Python runs from the
+    tree), not an installed distribution. Installed into site-packages, this code
+    sits beside every other distribution there: those are never build metadata."""
+    return ((_TREE / "setup.cfg").is_file() and dist.read_text("SOURCES.txt") is not None
+            and Path(dist.locate_file("")).resolve() == _TREE)
 
 
 def source_version() -> str:

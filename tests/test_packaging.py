@@ -269,6 +269,19 @@ def distribution_installed(name: str) -> bool:
         return False
 
 
+def test_only_build_metadata_in_the_source_tree_is_not_an_installation(monkeypatch, tmp_path):
+    """An egg-info that setuptools left beside setup.cfg is not another distribution; a
+    distribution installed beside our packages (site-packages, no setup.cfg) is one."""
+    egg = tmp_path / "old_name.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: old-name\nVersion: 0.1\n", encoding="utf-8")
+    (egg / "SOURCES.txt").write_text("agreement/__init__.py\n", encoding="utf-8")
+    monkeypatch.setattr(distribution, "_TREE", tmp_path)
+    assert not distribution.source_tree_record(metadata.PathDistribution(egg))   # no setup.cfg: site-packages
+    (tmp_path / "setup.cfg").write_text("[metadata]\nversion = 0.1\n", encoding="utf-8")
+    assert distribution.source_tree_record(metadata.PathDistribution(egg))
+
+
 def test_doctor_names_each_missing_extra_and_the_command_that_installs_it(monkeypatch, tmp_path):
     info = tmp_path / "agree_bench-9.9.dist-info"
     info.mkdir()
