@@ -314,3 +314,30 @@ def test_every_new_command_has_an_example():
     for args in (["setup"], ["setup", "kenlm"], ["doctor"]):
         result = run_agree(*args, "--help")
         assert result.exit_code == 0 and "Example:" in result.output, args
+
+
+def make_dry_run(venv: Path, target: str) -> str:
+    make = shutil.which("make")
+    if not make:
+        pytest.skip("make is not installed")
+    return subprocess.run([make, "-n", "-C", str(ROOT), f"VENV={venv}", target], capture_output=True,
+                          text=True, check=True, timeout=60).stdout
+
+
+def test_make_demo_sets_up_the_core_only_and_make_test_then_only_adds(tmp_path):
+    """`make demo` runs setup.sh's demo level (no test extra, so no llama.cpp build);
+    `make test` on a fresh machine runs both levels; after `make demo` only the test level."""
+    venv = tmp_path / "venv"
+    demo = make_dry_run(venv, "demo")
+    assert f"setup.sh {venv} demo" in demo and f"setup.sh {venv} test" not in demo
+    assert f"{venv}/bin/agree demo" in demo
+    fresh = make_dry_run(venv, "test")
+    assert fresh.index(f"setup.sh {venv} demo") < fresh.index(f"setup.sh {venv} test") < fresh.index("-m pytest")
+    venv.mkdir()
+    (venv / ".agree-demo-installed").touch()   # what `make demo` leaves, newer than setup.cfg
+    after_demo = make_dry_run(venv, "test")
+    assert f"setup.sh {venv} test" in after_demo and f"setup.sh {venv} demo" not in after_demo
+    # and the test extra (llama-cpp-python...) is installed by the test level alone
+    script = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
+    assert script.count("'.[test]'") == 1
+    assert script.index('if [ "$LEVEL" = test ]; then') < script.index("'.[test]'")
