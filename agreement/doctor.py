@@ -41,8 +41,8 @@ class Check:
 
 #: Optional packages: (import name, distribution, needed for, how to install).
 OPTIONAL = (
-    ("kenlm", "ufal.kenlm", "kn5 scoring", install_command()),
-    ("sentencepiece", "sentencepiece", "--tokenizer sentencepiece", install_command()),
+    ("kenlm", "ufal.kenlm", "kn5 scoring", "pip install ufal.kenlm"),   # core: a wheel of KenLM's module
+    ("sentencepiece", "sentencepiece", "--tokenizer sentencepiece", "pip install sentencepiece"),
     ("transformers", "transformers", "hf backend", install_command("hf")),
     ("tokenizers", "tokenizers", "hf backend", install_command("hf")),
     ("safetensors", "safetensors", "hf backend", install_command("hf")),
