@@ -19,8 +19,11 @@ import threading
 
 import click
 
-from agreement import __version__
 from agreement.errors import DOMAIN_ERRORS
+from formats.distribution import DISTRIBUTION
+# the version from formats, not agreement/__init__.py: a clashing `agreement`
+# distribution installed over ours replaces that file, and `agree doctor` must still run
+from formats.manifest import AGREE_VERSION
 from lm.errors import FieldError, Terminated, TrainingInterrupted
 
 #: command name -> (module, function). Order is the order of ``agree --help``.
@@ -135,7 +138,8 @@ def describe_os_error(e: OSError) -> str:
 
 
 @click.group(cls=AgreeGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="agree")
+@click.version_option(AGREE_VERSION, prog_name="agree",
+                      message=f"%(prog)s, version %(version)s (distribution {DISTRIBUTION})")
 def cli():
     """Long-distance agreement benchmarks for language models.
 

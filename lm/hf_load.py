@@ -28,7 +28,7 @@ from lm.base import register
 from lm.errors import LMError
 from formats.files import sha256_of
 
-INSTALL_HINT = "pip install 'agree[hf]'"
+INSTALL_HINT = "pip install 'agree-bench[hf]'"
 DTYPES = ("float32", "bfloat16", "float16")
 #: files of which a save_pretrained directory needs at least one (tokenizer, weights)
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt",

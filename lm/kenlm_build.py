@@ -99,21 +99,28 @@ def installed_tools(bin_dir: Path) -> tuple[Path, ...] | None:
     return paths if all(p.is_file() and os.access(p, os.X_OK) for p in paths) else None
 
 
-def kenlm_version() -> str | None:
-    """The installed kenlm module's version: its own source builds matching tools."""
+#: The kenlm source release the tools are built from when the `kenlm` distribution
+#: is not installed (the module usually comes from the ufal.kenlm wheel, versioned
+#: by date, not by kenlm release): a fixed release, so a rebuild gives the same tools.
+KENLM_SOURCE = "0.3.0"
+
+
+def kenlm_version() -> str:
+    """The kenlm source release to build: the installed `kenlm` distribution's (its
+    own source builds matching tools), else :data:`KENLM_SOURCE`."""
     try:
         return metadata.version("kenlm")
     except metadata.PackageNotFoundError:
-        return None
+        return KENLM_SOURCE
 
 
 def build_kenlm(prefix: str | os.PathLike | None = None, *, version: str | None = None, force: bool = False,
                 jobs: int | None = None, progress: Callable[[str, int], None] | None = None) -> KenlmBuild:
     """Build lmplz and build_binary into ``prefix/bin`` (default: this environment).
 
-    version: the kenlm source release (default: the installed kenlm module's, else
-    the newest); force: rebuild even when both programs are there; jobs: parallel
-    compile jobs (default: CPU count); progress(stage, percent): called as the
+    version: the kenlm source release (default: :func:`kenlm_version`); force:
+    rebuild even when both programs are there; jobs: parallel compile jobs
+    (default: CPU count); progress(stage, percent): called as the
     build advances (percent -1 when unknown). Raises LMError, before downloading
     anything, when a prerequisite is missing or bin/ is not writable."""
     start = time.time()

@@ -69,11 +69,11 @@ MAX_GROUP = 2
 
 def _import_llama_cpp(path):
     try:
-        # imported lazily: a compiled extension, optional (the `agree[gguf]` extra)
+        # imported lazily: a compiled extension, optional (the `agree-bench[gguf]` extra)
         import llama_cpp
     except ImportError:
         raise LMError(f"{path}: the llama.cpp engine needs llama-cpp-python: "
-                      "pip install 'agree[gguf]' (or use --engine transformers)") from None
+                      "pip install 'agree-bench[gguf]' (or use --engine transformers)") from None
     return llama_cpp
 
 

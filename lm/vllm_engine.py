@@ -27,10 +27,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from formats.distribution import install_command
 from lm.base import Scorer
 from lm.errors import LMError
 
-INSTALL_HINT = "pip install 'agree[vllm]'"
+INSTALL_HINT = install_command("vllm")
 #: the longest sequence (tokens) on vLLM's CPU backend, whose cache is sized for it
 CPU_MAX_TOKENS = 1024
 

@@ -46,7 +46,7 @@ def ray_cluster():
     """A local Ray cluster of 2 CPUs, started once for the whole session (a few seconds)
     and stopped at its end; skips when Ray is not installed. The ray executor finds it
     initialised in this process and uses it."""
-    ray = pytest.importorskip("ray", reason="Ray (agree[cluster]) is not installed")
+    ray = pytest.importorskip("ray", reason="Ray (agree-bench[cluster]) is not installed")
     import logging
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)

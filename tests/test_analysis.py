@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("scipy", reason="scipy not installed (pip install 'agree[analysis]')")
+pytest.importorskip("scipy", reason="scipy not installed (pip install 'agree-bench[analysis]')")
 from scipy import stats as sps  # noqa: E402
 from conftest import run_agree  # noqa: E402
 

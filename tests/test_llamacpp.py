@@ -13,7 +13,7 @@ from lm.base import TargetQuery
 from lm.errors import LMError
 from tests.gguf_fixtures import smol_path, tiny_gguf
 
-llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (agree[gguf]) is not installed")
+llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (agree-bench[gguf]) is not installed")
 
 from lm.llamacpp import load_llamacpp  # noqa: E402  (after the skip)
 
@@ -170,7 +170,7 @@ def test_unsupported_architecture(tmp_path):
 
 def test_without_llama_cpp_says_what_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import llama_cpp now raises ImportError
-    with pytest.raises(LMError, match=r"pip install 'agree\[gguf\]' \(or use --engine transformers\)"):
+    with pytest.raises(LMError, match=r"pip install 'agree-bench\[gguf\]' \(or use --engine transformers\)"):
         load_llamacpp(tiny_gguf(tmp_path / "t.gguf", "llama"))
 
 

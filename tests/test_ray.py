@@ -140,7 +140,7 @@ def test_workers_zero(tmp_path, testset):
 
 
 def test_an_unreachable_ray_address_fails_within_seconds(tmp_path, testset):
-    pytest.importorskip("ray", reason="Ray (agree[cluster]) is not installed")
+    pytest.importorskip("ray", reason="Ray (agree-bench[cluster]) is not installed")
     with socket.socket() as s:                 # a port on this machine that nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -81,7 +81,7 @@ def test_seeded_and_independent_of_other_items():
 
 # --------------------------------------------------------------------------- EW / MW
 
-pytest.importorskip("scipy", reason="scipy not installed (pip install 'agree[analysis]')")
+pytest.importorskip("scipy", reason="scipy not installed (pip install 'agree-bench[analysis]')")
 
 
 def scored_dir(tmp_path, rows):

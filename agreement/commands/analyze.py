@@ -47,7 +47,7 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, 
 
     Writes analysis.json, analysis.md, ceiling.png, forest.png and manifest.json
     to --out; prints analysis.md on stdout. Needs scipy and statsmodels
-    (pip install 'agree[analysis]').
+    (pip install 'agree-bench[analysis]').
 
     \b
     Example:
@@ -85,7 +85,7 @@ def _check_extra() -> None:
         import statsmodels  # noqa: F401
     except ImportError as e:
         raise AgreeError(f"agree analyze needs scipy and statsmodels ({e}); "
-                         "pip install 'agree[analysis]'") from None
+                         "pip install 'agree-bench[analysis]'") from None
 
 
 def _check_bootstrap(n_boot: int, rows: int) -> None:

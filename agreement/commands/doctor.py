@@ -16,8 +16,13 @@ def doctor(as_json):
     Check this installation: Python, the agree version, torch and its device
     (CUDA or CPU), KenLM's lmplz/build_binary, the kenlm module and the optional
     stacks (hf: transformers...; gguf: llama_cpp...; analysis: scipy, statsmodels).
-    One line each on stdout; a missing part says how to get it. Exit code 0 even
-    when something is missing: this command reports, it does not judge.
+    Then one line per extra of the agree-bench distribution (extra:hf ...): the
+    commands it serves, what is missing and the one pip command that installs it;
+    and import-names: whether another installed distribution (such as the
+    inter-rater `agreement` library) has files in agreement/, formats/, lm/,
+    treebanks/ or nonce/. One line each on stdout; a missing part says how to get
+    it. Exit code 0 even when something is missing: this command reports, it does
+    not judge.
 
     \b
     Example:

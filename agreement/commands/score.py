@@ -53,13 +53,13 @@ from agreement.score_dir import ScoreOptions, score_to_dir
               help="Engine for gguf: models. auto (default): transformers when parameters x 4 bytes "
                    "is under half the available memory, else llama.cpp (quantized weights as stored); "
                    "the choice is said on stderr. vllm: Hugging Face directories on vLLM "
-                   "(GPUs; pip install 'agree[vllm]').")
+                   "(GPUs; pip install 'agree-bench[vllm]').")
 @click.option("--threads", type=CPUS, default=None,
               help="CPU threads of each model: llama.cpp's and torch's (default: every CPU this "
                    "process may use; with --executor ray: 1 per worker).")
 @click.option("--executor", type=click.Choice(["in-process", "ray"]), default="in-process", show_default=True,
               help="Where models score: in this process, or on Ray workers (pip install "
-                   "'agree[cluster]'). Either way finished shards are kept in OUT.partial and "
+                   "'agree-bench[cluster]'). Either way finished shards are kept in OUT.partial and "
                    "rerunning the same command scores only the rest.")
 @click.option("--workers", type=WORKERS, default=None,
               help="With --executor ray: Ray actors per model, each loading it once (default 2).")

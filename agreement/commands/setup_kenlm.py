@@ -24,7 +24,7 @@ def setup():
 @click.option("--prefix", type=click.Path(file_okay=False),
               help="Install into PREFIX/bin (default: this Python's environment, where "
                    "`agree train-lm --arch kn5` looks first).")
-@click.option("--version", "version", help="kenlm source release (default: the installed kenlm module's).")
+@click.option("--version", "version", help="kenlm source release (default: the installed kenlm distribution's, else 0.3.0).")
 @click.option("--force", is_flag=True, help="Rebuild even when lmplz and build_binary are there.")
 @click.option("--jobs", "-j", type=CPUS, help="Parallel compile jobs (default: all cores).")
 @quiet_option

@@ -25,11 +25,12 @@ from agreement.errors import DOMAIN_ERRORS, AgreeError
 from agreement.executors.base import Executor
 from agreement.executors.worker import GuardedWorker
 from agreement.shards import ModelJob, ShardResult, ShardTask, VocabResult
+from formats.distribution import install_command
 from formats.files import note
 from formats.items import Item
 from lm.errors import FieldError, literal
 
-INSTALL_HINT = "pip install 'agree[cluster]'"
+INSTALL_HINT = install_command("cluster")
 #: restarts of a killed actor, and retries of the shards it held
 MAX_RESTARTS = 3
 #: seconds to wait for a cluster's address to answer, and for Ray to start or join one
