@@ -2,7 +2,8 @@
 
 :func:`score_to_dir` loads the test sets, scores them with every model and writes
 ``out``: items.tsv (one row per item and model), summary.json, summary.md, the
-plots, tokens.tsv with ``surprisal``, and manifest.json.
+plots, tokens.tsv with ``surprisal``, learning_curve.tsv/.png with ``curve``, and
+manifest.json.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from agreement.errors import AgreeError
+from agreement.curve import plan_curve
+from agreement.curve_report import write_curve
 from agreement.executors import Executor, make_executor
 from agreement.sharded import ShardedScoring
 from agreement.humans import HumanIndex, check_coverage
@@ -53,7 +56,8 @@ class ScoreOptions:
     torch's CPU threads while scoring when threads is None (None: torch's own setting;
     speed only, so not recorded); executor, workers, ray_address: where the models run
     (:mod:`agreement.executors`; the manifest records them under ``execution``);
-    shard_size: items per shard (None: :data:`agreement.shards.SHARD_SIZE`)."""
+    shard_size: items per shard (None: :data:`agreement.shards.SHARD_SIZE`); curve: the models
+    are the points of learning curves (:mod:`agreement.curve`)."""
     method: str = "target"
     fmt: str = "auto"
     from_outputs: tuple[str, ...] = ()
@@ -73,6 +77,7 @@ class ScoreOptions:
     workers: int | None = None
     ray_address: str | None = None
     shard_size: int | None = None
+    curve: bool = False
 
     def model_options(self) -> dict:
         return {k: v for k, v in (("batch_size", self.batch_size), ("device", self.device), ("dtype", self.dtype),
@@ -92,6 +97,8 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
     until ``out`` is written, so that the same call after an interruption scores only
     the rest (:mod:`agreement.sharded`)."""
     o = options
+    plan = plan_curve(models, root, quiet) if o.curve else None   # run directories -> snapshots
+    models = plan.models if plan is not None else models
     humans, reference = rooted(root, o.humans), rooted(root, o.reference)
     model_dirs = [d for m in models for d in split_model_value(m, root)[2]]
     executor = executor or make_executor(o.executor, workers=o.workers, threads=o.threads,
@@ -114,6 +121,8 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
         extra = _published(o.humans if index is None else None, o.reference, scored, root)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed), testsets=testsets,
                                method=o.method, notes=notes, scoring=scoring, **extra)
+        if plan is not None:
+            write_curve(tmp, scored, specs, plan)
         given = [dataclasses.replace(s, directory=as_given(s.directory, root)) for s in specs]
         write_manifest(tmp, "score", _inputs(testsets, o.fmt, given, o.humans, o.reference, root),
                        _parameters(testsets, given, o, seed),
@@ -132,7 +141,8 @@ def _parameters(testsets, specs, o: ScoreOptions, seed: int) -> dict:
             "from_outputs": o.from_outputs, "humans": o.humans, "require_in_vocab": o.require_in_vocab,
             "carry_state": o.carry_state, "batch_size": o.batch_size, "device": o.device, "dtype": o.dtype,
             "engine": o.engine, "threads": o.threads, "seed": seed, "method": o.method, "format": o.fmt,
-            "surprisal": o.surprisal, "units": o.units, "reference": o.reference}
+            "surprisal": o.surprisal, "units": o.units, "reference": o.reference,
+            **({"curve": True} if o.curve else {})}
 
 
 def _humans(humans: Path | None, sets, quiet: bool) -> HumanIndex | None:

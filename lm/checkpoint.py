@@ -198,7 +198,9 @@ def write_config(out_dir: Path, config, options, corpus, lang: str, metrics: dic
     level (what :func:`lm.base.load_model` and the scorer read), ``options`` (the
     TrainOptions) under "training", seed, the corpus checksum, language, and the
     metrics that do not depend on timing (so that the same seed gives the same file)."""
-    training = {k: v for k, v in asdict(options).items() if k not in ("device", "threads")}
+    training = {k: v for k, v in asdict(options).items() if k not in ("device", "threads")
+                # no snapshot settings: left out, so that such a config.json is as it always was
+                and not (k.startswith("snapshot_") and v is None)}
     data = {**config.to_dict(), "training": training, "seed": options.seed,
             "corpus_sha256": corpus.sha256, "lang": lang or corpus.lang,
             VOCAB_CHECKSUM: sha256_of(out_dir / "vocab.txt"),

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 
 from lm.errors import FieldError, LMError
 from lm.registry import Trainer, get_trainer, register_trainer
+from lm.snapshots import Schedule
 
 #: the LMConfig fields (lm.models) a user sets; kind and vocab_size come from the
 #: architecture and the vocabulary built (a test checks this list against LMConfig)
@@ -44,7 +45,8 @@ class TrainOptions:
     sentencepiece pieces; checkpoint_minutes: time between checkpoints (0: only
     at epoch ends); device: see :mod:`lm.device`; threads: CPU threads per
     process (None: the cores shared out among processes); seed: initialisation,
-    dropout and sentencepiece.
+    dropout and sentencepiece; snapshot_every, snapshot_tokens: a snapshot every so many
+    optimizer steps, or training tokens (None: none; see :mod:`lm.snapshots`).
     """
     epochs: int = 40
     max_steps: int | None = None
@@ -61,6 +63,8 @@ class TrainOptions:
     device: str = "auto"
     threads: int | None = None
     seed: int = 1111
+    snapshot_every: int | None = None
+    snapshot_tokens: int | None = None
 
 
 #: every setting of the neural trainers -> its default (None for a model setting:
@@ -101,6 +105,7 @@ def neural_configs(arch: str, settings: dict, seed: int):
     for name in POSITIVE_SETTINGS:
         if settings.get(name) is not None and settings[name] < 1:
             raise FieldError(f"{{{name}}} must be at least 1 (got {settings[name]})")
+    Schedule.of(settings.get("snapshot_every"), settings.get("snapshot_tokens"))
     model = {k: settings[k] for k in MODEL_SETTINGS if settings.get(k) is not None}
     try:
         config = LMConfig(kind=arch, **model)

@@ -57,7 +57,9 @@ from lm.neural_data import (batchify, build_vocabulary, check_trainable, encode_
                             eval_layout, load_vocabulary, row_block, windows)
 from lm.neural_presets import TrainOptions, neural_configs
 from lm.registry import TrainRun
+from lm.neural_snapshots import restore_series, write_snapshot
 from lm.neural_steps import Objective, StopFlag, evaluate, train_step
+from lm.snapshots import Schedule
 
 #: options that may change between an interrupted run and its resumption
 RESUMABLE_CHANGES = ("epochs", "max_steps", "checkpoint_minutes", "device", "threads")
@@ -69,20 +71,23 @@ def train_model(corpus: Corpus, out_dir: Path, settings: dict, run: TrainRun) ->
     """The registered trainer of ``lstm`` and ``transformer`` (see :mod:`lm.registry`)."""
     config, options = neural_configs(run.arch, settings, run.seed)
     return train_neural(corpus, out_dir, config, options, lang=run.lang, resume=run.resume,
-                        quiet=run.quiet, on_step=run.on_step)
+                        quiet=run.quiet, on_step=run.on_step, on_snapshot=run.on_snapshot)
 
 
 def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: TrainOptions, *,
                  lang: str = "", resume: bool = False, quiet: bool = False,
-                 on_step=None) -> dict:
+                 on_step=None, on_snapshot=None) -> dict:
     """Train ``config``'s model on ``corpus`` into ``out_dir`` and return its metrics.
 
     ``config.vocab_size`` is replaced by the size of the vocabulary built here.
     Writes vocab.txt (+ spm.model), model.pt (best validation so far),
-    checkpoint.pt, train_log.tsv and, at the end, config.json. ``on_step(step)``
-    is called after every optimizer step (tests use it to interrupt).
-    Returns ``{"valid_ppl", "valid_tokens", "train_tokens", "steps", "epochs",
-    "seconds", "tokens_per_s", "parameters", "device", "world_size"}``.
+    checkpoint.pt, train_log.tsv, snapshots/ (with ``options.snapshot_every`` or
+    ``snapshot_tokens``; ``on_snapshot(directory, metrics)`` adds to each before its
+    rename) and, at the end, config.json. ``on_step(step)`` is called after every
+    optimizer step (tests use it to interrupt).
+    Returns ``{"valid_ppl", "valid_tokens", "train_tokens", "steps", "tokens_seen",
+    "epochs", "seconds", "tokens_per_s", "parameters", "device", "world_size"}`` (and
+    ``"snapshots"``, how many were made, when they were asked for).
     """
     out_dir = Path(out_dir)
     info = dist_info()
@@ -98,7 +103,7 @@ def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: Train
     try:
         with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else []):
             training = _Training.set_up(corpus, out_dir, config, options, resume, device, info,
-                                        quiet=quiet, on_step=on_step)
+                                        quiet=quiet, on_step=on_step, on_snapshot=on_snapshot)
             return training.run(lang)
     finally:
         torch.set_num_threads(old_threads)
@@ -128,6 +133,7 @@ class _Training:
     n_train: int                     # training tokens (all processes)
     quiet: bool = False
     on_step: Callable[[int], None] | None = None
+    on_snapshot: Callable[[Path, dict], None] | None = None
 
     def __post_init__(self):
         self.params = list(self.model.parameters())
@@ -142,6 +148,11 @@ class _Training:
         # Losses are summed on the device and read back every few steps only: a
         # float() per step would stall a GPU's queue.
         self.pending = torch.zeros((), device=self.device)
+        self.schedule = Schedule.of(self.options.snapshot_every, self.options.snapshot_tokens)
+        self.snapshots, self.lang = 0, ""    # snapshots made so far; the corpus language
+        # training tokens of one epoch (all processes): what tokens_seen counts
+        rows, width = self.train.shape[0] * self.info.world, self.train.shape[1]
+        self.epoch_tokens = sum(rows * min(self.bptt, width - 1 - i) for i in self.starts)
 
     @classmethod
     def set_up(cls, corpus, out_dir: Path, config: LMConfig, options: TrainOptions, resume: bool,
@@ -196,6 +207,8 @@ class _Training:
         if self.device.type == "cuda" and ckpt["cuda_rng"][rank] is not None:
             torch.cuda.set_rng_state(ckpt["cuda_rng"][rank], self.device)
         p = self.progress
+        if self.schedule is not None:
+            self.snapshots = restore_series(self.out_dir, p.step, self.rank0)
         if not self.quiet and self.rank0:
             print(f"resuming at epoch {p.epoch + 1}, batch {p.batch}, step {p.step}",
                   file=sys.stderr)
@@ -208,6 +221,7 @@ class _Training:
     def run(self, lang: str) -> dict:
         """Epochs until ``epochs`` or ``max_steps``; then the metrics (and config.json)."""
         p, options = self.progress, self.options
+        self.lang = lang
         self.started = time.monotonic() - p.elapsed
         self.objective.train()
         self.announce()
@@ -253,7 +267,11 @@ class _Training:
         self.t0 = time.perf_counter()
         try:
             for b in range(p.batch, n):
+                before = self.tokens_seen()
                 self.step(b)
+                if self.schedule is not None and self.schedule.due(p.step, before,
+                                                                   self.tokens_seen()):
+                    self.snapshot()
                 bar.update(1)
                 last = b + 1 == n or (self.max_steps is not None and p.step >= self.max_steps)
                 if p.loss_steps % SYNC_EVERY == 0 or last:
@@ -341,6 +359,27 @@ class _Training:
                       f"lr {p.lr:g}, {tps:.0f} tokens/s", file=sys.stderr)
         return improved
 
+    def tokens_seen(self) -> int:
+        """Training tokens read so far, all processes (epochs done, then this epoch's)."""
+        p = self.progress
+        return p.epoch * self.epoch_tokens + (p.tokens if p.batch > 0 else 0)
+
+    def snapshot(self) -> None:
+        """snapshots/step-N/ (rank 0): the weights now, with the validation perplexity now.
+        Validation draws no random numbers (eval mode), so the training stream is as it
+        would be without snapshots; its time is not counted as training time."""
+        p, started = self.progress, time.perf_counter()
+        nll, count = evaluate(self.model, self.valid, self.scored, self.bptt, self.vocab.unk_id,
+                              self.stateful, self.device, self.info)
+        check_finite(nll / max(count, 1), p.step, self.out_dir)
+        self.snapshots += 1
+        metrics = {"valid_ppl": math.exp(min(nll / max(count, 1), 700)), "valid_tokens": int(count),
+                   **self.position(), "snapshot": self.snapshots}
+        if self.rank0:
+            write_snapshot(self.out_dir, self.model, self.config, self.options, self.corpus,
+                           self.lang, metrics, self.on_snapshot)
+        self.t0 += time.perf_counter() - started
+
     def checkpoint(self) -> None:
         """checkpoint.pt (rank 0), with every process's state and RNG; never of a broken model."""
         p, info, device = self.progress, self.info, self.device
@@ -364,10 +403,15 @@ class _Training:
         seconds = time.monotonic() - self.started
         rows = self.options.batch_size * self.info.world
         return {"valid_ppl": math.exp(min(p.best, 700)), "valid_tokens": int(p.valid_tokens),
-                "train_tokens": self.n_train, "steps": p.step,
-                "epochs": round(p.epoch + p.batch / len(self.starts), 4),
-                "seconds": round(seconds, 1),
+                **self.position(), "seconds": round(seconds, 1),
                 "tokens_per_s": round(p.step * rows * self.bptt / seconds, 1) if seconds else 0.0,
+                **({"snapshots": self.snapshots} if self.schedule is not None else {})}
+
+    def position(self) -> dict:
+        """Where the run stands, without timings (the final metrics and every snapshot's)."""
+        p = self.progress
+        return {"train_tokens": self.n_train, "steps": p.step, "tokens_seen": self.tokens_seen(),
+                "epochs": round(p.epoch + p.batch / len(self.starts), 4),
                 "parameters": n_parameters(self.model), "device": self.device.type,
                 "world_size": self.info.world}
 

@@ -44,13 +44,16 @@ class TrainRun:
     arch: the architecture trained; seed: the one seed; lang: the corpus language;
     resume: continue from the checkpoint in the work directory; quiet: no progress
     on stderr; on_step: called with the step number after every optimizer step
-    (checkpointed trainers; tests use it to interrupt)."""
+    (checkpointed trainers; tests use it to interrupt); on_snapshot: called as
+    ``f(directory, metrics)`` with each snapshot directory before it is renamed into
+    place (:mod:`lm.snapshots`; the CLI writes its manifest.json there)."""
     arch: str
     seed: int
     lang: str = ""
     resume: bool = False
     quiet: bool = False
     on_step: Callable[[int], None] | None = None
+    on_snapshot: Callable | None = None
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
              max_steps: int | None = None, epochs: int | None = None, resume: bool = False,
              quiet: bool = False, finalize: Callable[[Path, dict], None] | None = None,
              on_step: Callable[[int], None] | None = None, force: bool = False,
+             on_snapshot: Callable[[Path, dict], None] | None = None,
              **options) -> TrainResult:
     """Train one language model of ``arch`` on ``inputs`` into ``out_dir``.
 
@@ -63,18 +64,24 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
     files (then ``lang`` is required); size: a preset of :mod:`lm.registry`;
     max_steps, epochs, options: the architecture's settings overriding the preset
     (None = not given). ``finalize(partial_dir, metrics)`` runs just
-    before the rename (the CLI writes manifest.json). ``out_dir`` follows the
+    before the rename (the CLI writes manifest.json); ``on_snapshot(directory, metrics)``
+    the same for each snapshot (``snapshot_every``/``snapshot_tokens``, checkpointed
+    architectures only; :mod:`lm.snapshots`). ``out_dir`` follows the
     --out policy of :mod:`formats.files` (an existing one is replaced only when it is empty
     or an output of ``agree train-lm``, or with ``force``; ``.OUT.lock`` guards OUT and
     OUT.partial against a second run). Raises :class:`LMError`
     (:class:`TrainingInterrupted` on SIGINT, the checkpoint kept).
     """
     trainer = get_trainer(arch)
+    snapshots = any(options.get(k) is not None for k in ("snapshot_every", "snapshot_tokens"))
+    if snapshots and not trainer.checkpointed:
+        raise FieldError(f"{{arch}} {arch} is not trained in steps, so it takes no "
+                         f"{{snapshot_every}} (snapshots are for the neural architectures)")
     settings = trainer.settings(size, {**options, "max_steps": max_steps, "epochs": epochs})
     if resume and not trainer.checkpointed:
         raise FieldError(f"{{arch}} {arch} does not take {{resume}}")
     run = TrainRun(arch=arch, seed=seed, lang=lang or "", resume=resume, quiet=quiet,
-                   on_step=on_step)
+                   on_step=on_step, on_snapshot=on_snapshot)
     if trainer.check is not None:
         trainer.function("check")(arch, settings, seed)   # refused before anything is written
     if trainer.checkpointed:

@@ -18,7 +18,8 @@ def train_lm_to_dir(out: str | os.PathLike, inputs: Sequence[str | os.PathLike],
                     root: str | os.PathLike | None = None, **options) -> TrainResult:
     """Train ``arch`` on ``inputs`` into ``out`` (see :func:`lm.train.train_lm`; the
     --out policy, OUT.partial, checkpoints) and write its manifest.json just before
-    the rename. ``options``: train-lm's model and training options (None = not
+    the rename (and each snapshot's, :mod:`lm.snapshots`). ``options``: train-lm's model
+    and training options (None = not
     given; the manifest records the given ones in the order given); ``argv``: the
     command line the manifest records; ``root``: where relative paths, ``out``
     included, are read and written, recorded as given (:func:`formats.manifest.rooted`)."""
@@ -30,6 +31,12 @@ def train_lm_to_dir(out: str | os.PathLike, inputs: Sequence[str | os.PathLike],
         write_manifest(directory, "train-lm", inputs, params, metrics=metrics, argv=argv, root=root,
                        files=describe_outputs(directory, skip=(CHECKPOINT_FILE,)))
 
+    def snapshot_manifest(directory: Path, metrics: dict) -> None:
+        # the command line without --resume: a resumed run's snapshots are byte-identical
+        # to an uninterrupted run's (the final manifest records the resuming command)
+        write_manifest(directory, "train-lm", inputs, params, metrics=metrics,
+                       argv=[a for a in argv if a != "--resume"], root=root)
+
     return train_lm([rooted(root, p) for p in inputs], rooted(root, out), arch=arch, lang=lang, size=size,
                     seed=seed, max_steps=max_steps, epochs=epochs, resume=resume, quiet=quiet,
-                    finalize=manifest, force=force, **options)
+                    finalize=manifest, on_snapshot=snapshot_manifest, force=force, **options)

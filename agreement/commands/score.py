@@ -32,6 +32,13 @@ from agreement.score_dir import ScoreOptions, score_to_dir
                                                     "blimp", "multiblimp"]),
               default="auto", show_default=True,
               help="Format of every TESTSET (auto: detected from each).")
+@click.option("--curve", is_flag=True,
+              help="Learning curves: each --model is a run directory of `agree train-lm "
+                   "--snapshot-every` (its snapshots) or a model with a training position "
+                   "(ours, a Trainer's trainer_state.json, checkpoint-N/stepN names, or given: "
+                   "[SERIES=][step=N,tokens=M:]DIR); every point is scored as a model, and "
+                   "learning_curve.tsv/png and a summary.md section (when each condition rises "
+                   "above chance for good) are added.")
 @click.option("--surprisal", is_flag=True,
               help="Also write tokens.tsv: per-word surprisal of both sentences of every item.")
 @click.option("--units", type=click.Choice(["nats", "bits"]), default="nats", show_default=True,
@@ -69,7 +76,7 @@ from agreement.score_dir import ScoreOptions, score_to_dir
 @out_option
 @seed_option
 @quiet_option
-def score(testsets, models, columns, humans, method, fmt, surprisal, units, reference,
+def score(testsets, models, columns, humans, method, fmt, curve, surprisal, units, reference,
           require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, executor, workers,
           ray_address, out, force, seed, quiet):
     """Score test sets with language models.
@@ -109,6 +116,8 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
         --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --engine llama.cpp --threads 2 --out smol
       agree score ../shared/data/blimp/data --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf \\
         --executor ray --workers 2 --threads 1 --out blimp-smol
+      agree score ../shared/data/colorlessgreen/English/generated --model en-lstm --curve \\
+        --out en-curve
 
     \b
     Scoring conventions (every engine; each model's are in manifest.json "scoring"
@@ -121,7 +130,7 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
                            surprisal=surprisal, units=units, require_in_vocab=require_in_vocab,
                            carry_state=carry_state, batch_size=batch_size, device=device, dtype=dtype,
                            engine=engine, threads=threads, executor=executor, workers=workers,
-                           ray_address=ray_address)
+                           ray_address=ray_address, curve=curve)
     run = score_to_dir(out, testsets, models, options, seed=seed, argv=invocation_argv(), force=force, quiet=quiet)
     click.echo(run.table, nl=False)
     log(f"wrote {run.rows} scored rows and the summary to {out}", quiet)

@@ -16,8 +16,24 @@ from agreement.options import (CPUS, DROPOUT, LANG, LEARNING_RATE, NON_NEGATIVE,
                                SIZE, Number, device_option, invocation_argv, log, out_option, quiet_option,
                                seed_option)
 from lm.kenlm_backend import MAX_ORDER, MIN_ORDER
+from lm.errors import LMError
 from lm.registry import DEFAULT_ARCH, DEFAULT_SIZE, sizes, trainers
+from lm.snapshots import Schedule, parse_schedule
 from lm.train_dir import train_lm_to_dir
+
+
+class SnapshotEvery(click.ParamType):
+    """``N`` optimizer steps or ``N-tokens`` (k/M/G allowed), at least 1, as a
+    :class:`lm.snapshots.Schedule`."""
+    name = "snapshot interval"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, Schedule):
+            return value
+        try:
+            return parse_schedule(value)
+        except LMError as e:
+            self.fail(str(e).replace("snapshot_every", "N"), param, ctx)
 
 
 @click.command("train-lm")
@@ -56,6 +72,11 @@ from lm.train_dir import train_lm_to_dir
               "takes"), help="kn5: n-gram order.")
 @click.option("--checkpoint-minutes", type=POSITIVE, help="Minutes between checkpoints (also "
                                                        "at each epoch end and on Ctrl-C).")
+@click.option("--snapshot-every", type=SnapshotEvery(), metavar="N|N-tokens",
+              help="lstm/transformer: also keep the model every N optimizer steps, or every N "
+                   "training tokens (2M-tokens, 500k-tokens), as OUT/snapshots/step-NNNNNN/ (a "
+                   "complete model directory: steps, tokens seen and validation perplexity in "
+                   "its config.json and manifest.json), for `agree score --curve OUT`.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run from its checkpoint "
                                              "in OUT.partial (same command otherwise).")
 @device_option
@@ -63,7 +84,8 @@ from lm.train_dir import train_lm_to_dir
 @seed_option
 @quiet_option
 @out_option
-def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, out, force, **options):
+def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, out, force, snapshot_every,
+             **options):
     """Train a language model.
 
     Train a language model on a corpus directory (`agree corpus`), MediaWiki
@@ -79,9 +101,14 @@ def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, o
       agree train-lm en-corpus --arch kn5 --out en-kn5
       agree train-lm kind-it.txt --lang it --arch transformer --size small \\
         --tokenizer sentencepiece --out it-tf
+      agree train-lm wiki.xml.bz2 --lang en --size small --snapshot-every 200 --out en-lstm
+      agree score ../shared/data/colorlessgreen/English/generated --model en-lstm --curve \\
+        --out en-curve
     """
     # Ctrl-C: lm.train saves a checkpoint and raises TrainingInterrupted, which the
     # CLI edge reports as one "Interrupted: ..." line with exit code 130.
+    if snapshot_every is not None:   # one option, two library settings: steps or tokens
+        options.update(snapshot_every=snapshot_every.steps, snapshot_tokens=snapshot_every.tokens)
     result = train_lm_to_dir(out, inputs, arch=arch, lang=lang, size=size, epochs=epochs, max_steps=max_steps,
                              seed=seed, resume=resume, argv=invocation_argv(), force=force, quiet=quiet,
                              **options)
