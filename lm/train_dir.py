@@ -15,14 +15,14 @@ def train_lm_to_dir(out: str | os.PathLike, inputs: Sequence[str | os.PathLike],
                     lang: str | None = None, size: str = "paper", epochs: int | None = None,
                     max_steps: int | None = None, seed: int = 1111, resume: bool = False,
                     argv: Sequence[str] = (), force: bool = False, quiet: bool = False,
-                    root: str | os.PathLike | None = None, **options) -> TrainResult:
+                    root: str | os.PathLike | None = None, on_step=None, **options) -> TrainResult:
     """Train ``arch`` on ``inputs`` into ``out`` (see :func:`lm.train.train_lm`; the
     --out policy, OUT.partial, checkpoints) and write its manifest.json just before
     the rename (and each snapshot's, :mod:`lm.snapshots`). ``options``: train-lm's model
-    and training options (None = not
-    given; the manifest records the given ones in the order given); ``argv``: the
-    command line the manifest records; ``root``: where relative paths, ``out``
-    included, are read and written, recorded as given (:func:`formats.manifest.rooted`)."""
+    and training options (None = not given; the manifest records the given ones in the
+    order given); ``argv``: the command line the manifest records; ``root``: where
+    relative paths, ``out`` included, are read and written, recorded as given
+    (:func:`formats.manifest.rooted`); ``on_step``: as :func:`lm.train.train_lm`'s."""
     params = {"arch": arch, "lang": lang, "size": size, "epochs": epochs, "max_steps": max_steps,
               "seed": seed, **{k: v for k, v in options.items() if v is not None}}
 
@@ -39,4 +39,5 @@ def train_lm_to_dir(out: str | os.PathLike, inputs: Sequence[str | os.PathLike],
 
     return train_lm([rooted(root, p) for p in inputs], rooted(root, out), arch=arch, lang=lang, size=size,
                     seed=seed, max_steps=max_steps, epochs=epochs, resume=resume, quiet=quiet,
-                    finalize=manifest, on_snapshot=snapshot_manifest, force=force, **options)
+                    finalize=manifest, on_snapshot=snapshot_manifest, on_step=on_step, force=force,
+                    **options)
