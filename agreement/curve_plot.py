@@ -1,6 +1,8 @@
 """``learning_curve.png``: accuracy against training position, one row of panels per
 series, one panel per condition (original, nonce), a line per number of attractors and
-one for all items, 95% Wilson intervals as bands, chance at 50%."""
+one for all items, 95% Wilson intervals as bands, chance at 50%. A line of fewer than
+:data:`MIN_BAND_ITEMS` items is drawn thin and dashed, without its band: the interval of
+a handful of items covers most of the panel and would hide the others'."""
 from __future__ import annotations
 
 import os
@@ -10,6 +12,8 @@ from agreement.png import pyplot, save_png
 
 #: conditions drawn side by side (others, perturbations, only when neither is there)
 _PANELS = ("original", "nonce")
+#: decidable items (at the last point) below which a line gets no band
+MIN_BAND_ITEMS = 10
 _LABELS = {"tokens": "training tokens seen (log scale)", "steps": "optimizer steps (log scale)",
            "order": "model (in the order given)"}
 
@@ -45,9 +49,12 @@ def plot_curve(rows: Sequence, axes: dict[str, str], path: str | os.PathLike) ->
                 lo = [nan if r.ci_low is None else r.ci_low for r in line]
                 hi = [nan if r.ci_high is None else r.ci_high for r in line]
                 label = ("all items" if by == "all" else f"{value} attractor{'s' if value != '1' else ''}")
-                ax.plot(xs, ys, color=colour, marker="o", ms=3, lw=2 if by == "all" else 1.2,
-                        label=f"{label} ({line[-1].items})")
-                ax.fill_between(xs, lo, hi, color=colour, alpha=0.12 if by == "all" else 0.1, lw=0)
+                band = line[-1].items >= MIN_BAND_ITEMS
+                ax.plot(xs, ys, color=colour, marker="o", ms=3 if band else 2, ls="-" if band else "--",
+                        lw=2 if by == "all" else 1.2 if band else 0.8,
+                        label=f"{label} ({line[-1].items}{'' if band else ', no band'})")
+                if band:
+                    ax.fill_between(xs, lo, hi, color=colour, alpha=0.12 if by == "all" else 0.1, lw=0)
             ax.axhline(50, color="grey", lw=0.8, ls="--")
             ax.text(1.0, 50, " chance", transform=ax.get_yaxis_transform(), va="center", ha="left",
                     fontsize=7, color="grey")
