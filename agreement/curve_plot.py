@@ -30,7 +30,7 @@ def plot_curve(rows: Sequence, axes: dict[str, str], path: str | os.PathLike) ->
     panels = [c for c in _PANELS if c in conditions] or conditions[:2] or ["original"]
     plt = pyplot()
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    fig, grid = plt.subplots(len(series), len(panels), figsize=(5.5 * len(panels), 3.9 * len(series)),
+    fig, grid = plt.subplots(len(series), len(panels), figsize=(5.5 * len(panels), 4.6 * len(series)),
                              squeeze=False, sharey=True)
     for i, name in enumerate(series):
         axis = axes.get(name, "order")
@@ -64,6 +64,8 @@ def plot_curve(rows: Sequence, axes: dict[str, str], path: str | os.PathLike) ->
             ax.set_title(f"{name}: {cond}" if len(series) > 1 else cond)
             ax.set_xlabel(_LABELS[axis])
             if mine:
-                ax.legend(fontsize=7, loc="lower right", title="items (last point)", title_fontsize=7)
+                # below the panel: inside, it would hide the lines it names
+                ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
+                          title="items (last point)", title_fontsize=7, frameon=False)
         grid[i][0].set_ylabel("accuracy (%, decidable items)")
     save_png(fig, path)

@@ -2,8 +2,8 @@
 # The README's learning curves: a small LSTM trained with snapshots on the shared English
 # dump (and, with LANGS="en it", on the Italian text), scored as curves on the paper's test
 # sets and on ours; the paper-set figures are copied to docs/img/. Needs ../shared/data and
-# `make setup`; English took 53 minutes on 2 CPU cores that other jobs kept at load 10-13
-# (training 51 of them; see the README).
+# `make setup`. English took 53 minutes on 2 CPU cores that other jobs kept at load 10-13
+# (training 51 of them), Italian 55 (training 48, at load 8-20); see the README.
 #   bash scripts/learning_curve.sh [RUNS_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
