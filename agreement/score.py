@@ -35,7 +35,7 @@ from tqdm import tqdm
 from agreement.errors import AgreeError
 from formats.items import Item
 from formats.manifest import rooted
-from formats.papertab import freq_baseline, scores_from_column
+from formats.testsets.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredItem
 from lm.base import TargetQuery, load_model, read_config
 from lm.gguf_load import load_gguf
@@ -256,7 +256,7 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
                    quiet: bool = False, method: str = "target", on_words: Callable | None = None,
                    scoring: dict | None = None, **load_options) -> list[ScoredItem]:
-    """Score loaded test sets (``formats.papertab.TestSet``) with model directories
+    """Score loaded test sets (``formats.testsets.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
     (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A

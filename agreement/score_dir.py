@@ -23,7 +23,7 @@ from agreement.score import parse_model_specs, score_testsets, split_for_method,
 from agreement.summary import main_table, write_report
 from agreement.surprisal import TOKENS_FILE, SurprisalWriter
 from formats.manifest import as_given, atomic_output_dir, rooted, write_manifest
-from formats.papertab import detect_testset, load_testset, testset_files
+from formats.testsets import detect_testset, load_testset, testset_files
 from formats.published import (humans_summary, is_blimp_humans, read_blimp_humans, read_reference,
                                reference_summary)
 from formats.scored import write_scored

@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from formats.blimp import PairSkips, join_words, read_blimp, split_words
+from formats.testsets.blimp import PairSkips, join_words, read_blimp, split_words
 from agreement.errors import AgreeError
-from formats.multiblimp import read_multiblimp
-from formats.papertab import detect_testset, load_testset
+from formats.testsets.multiblimp import read_multiblimp
+from formats.testsets import detect_testset, load_testset
 
 from conftest import run_agree, shared_path
 

@@ -1,4 +1,4 @@
-"""agreement.score and formats.papertab: scoring items, model specs, the paper's files."""
+"""agreement.score and formats.testsets.papertab: scoring items, model specs, the paper's files."""
 from __future__ import annotations
 
 import json
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from agreement.errors import AgreeError
-from formats.papertab import (FREQ_MODEL, detect_testset, freq_baseline, load_testset,
-                                read_paper_tab, scores_from_column)
+from formats.testsets import detect_testset, load_testset
+from formats.testsets.papertab import FREQ_MODEL, freq_baseline, read_paper_tab, scores_from_column
 from formats.items import Item, write_items
 from formats.scored import SCORED_COLUMNS, ScoredItem, condition, write_scored
 from agreement.score import parse_model_specs, score_items

@@ -5,6 +5,7 @@ import click
 
 from agreement.options import POSITIVE_INT, device_option, invocation_argv, log, out_option, quiet_option, seed_option
 from agreement.score_dir import ScoreOptions, score_to_dir
+from formats.testsets import FORMATS
 
 
 @click.command()
@@ -28,9 +29,7 @@ from agreement.score_dir import ScoreOptions, score_to_dir
                    "sentence) > P(whole wrong sentence), summed over every word after the "
                    "model's sentence-start symbol (LSTM/transformer <eos>, KenLM <s>, unigram: "
                    "none), no end symbol, as BLiMP and lm-evaluation-harness.")
-@click.option("--format", "fmt", type=click.Choice(["auto", "items", "colorlessgreen", "paper-tab",
-                                                    "blimp", "multiblimp"]),
-              default="auto", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="Format of every TESTSET (auto: detected from each).")
 @click.option("--surprisal", is_flag=True,
               help="Also write tokens.tsv: per-word surprisal of both sentences of every item.")

@@ -7,7 +7,7 @@ per line: ``sentence_good``, ``sentence_bad``, ``UID`` (the paradigm), ``linguis
 ``one_prefix_word_good``/``_bad``.
 
 A pair becomes one :class:`formats.items.Item` (:func:`pair_item`, shared with
-:mod:`formats.multiblimp`):
+:mod:`formats.testsets.multiblimp`):
 
 * words: each sentence split on whitespace, and a run of sentence-final ``.``/``?``/``!``
   split off the last word as its own token (``"herself."`` -> ``herself`` ``.``), as
@@ -37,6 +37,7 @@ from typing import Iterable, Sequence
 
 from formats.errors import AgreeError
 from formats.items import Item
+from formats.testsets.registry import TestSet, TestSetFormat, must_exist, register
 
 _FINAL_PUNCT = re.compile(r"^(.*?[^.?!])([.?!]+)$")
 #: fields our exporter adds so that a round trip restores the items
@@ -227,3 +228,23 @@ def write_blimp(items: Iterable[Item], out_dir: str | os.PathLike, condition_of)
                 fh.write(json.dumps(blimp_row(it, uid, i), ensure_ascii=False) + "\n")
         counts[name] = len(group)
     return counts
+
+
+# --------------------------------------------------------------------------- registry
+
+def read_pairs_testset(path: Path, label: str, kind: str, reader) -> TestSet:
+    """A minimal-pair test set read by ``reader(path, skips)``, its skips as notes."""
+    skips = PairSkips()
+    items = reader(path, skips)
+    return TestSet(label, kind, tuple(items), notes=tuple(f"{label}: {n}" for n in skips.notes()))
+
+
+def _write(items, out_dir, condition_of, **_options) -> dict[str, int]:
+    return write_blimp(items, out_dir, condition_of)
+
+
+FORMAT = register(TestSetFormat(
+    "blimp", "BLiMP .jsonl paradigms (a file or a directory of them)",
+    lambda p: p if looks_like_blimp(p) else None,
+    lambda p, label, **_: read_pairs_testset(p, label, "blimp", read_blimp),
+    resolve=must_exist, write=_write))

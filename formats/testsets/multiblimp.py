@@ -17,7 +17,7 @@ head, head_idx       the verb's head, when it is not the verb
 
 Other columns (an unnamed index column written by pandas, ids) are ignored; only
 ``sen`` and ``wrong_sen`` are required. A row becomes an Item by the rule of
-:mod:`formats.blimp` (whitespace words, final punctuation split off, the single
+:mod:`formats.testsets.blimp` (whitespace words, final punctuation split off, the single
 differing word is the target); the construction is ``<lang> <phenomenon>`` (or
 whichever of the two is present), so tables break down by language and phenomenon.
 
@@ -31,9 +31,11 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from formats.blimp import AGREE_FIELDS, PairSkips, expand_files, join_words, pair_item
 from formats.errors import AgreeError
 from formats.items import Item
+from formats.testsets.blimp import (AGREE_FIELDS, PairSkips, expand_files, join_words, pair_item,
+                                    read_pairs_testset)
+from formats.testsets.registry import TestSetFormat, must_exist, register
 
 REQUIRED = ("sen", "wrong_sen")
 COLUMNS = ("sen", "verb", "verb_idx", "wrong_sen", "wrong_verb", "phenomenon", "lang",
@@ -126,3 +128,21 @@ def write_multiblimp(items: Iterable[Item], path: str | os.PathLike, condition_o
             fh.write("\t".join(str(row[c]).replace("\t", " ") for c in header) + "\n")
             n += 1
     return n
+
+
+def _write(items, out_dir, condition_of, lang: str = "", **_options) -> dict[str, int]:
+    """One ``<condition>.tsv`` per condition (``lang``: its lang column)."""
+    items = list(items)
+    counts = {}
+    for cond in sorted({condition_of(it) for it in items}):
+        name = f"{cond.replace(':', '_').replace('/', '_')}.tsv"
+        counts[name] = write_multiblimp([it for it in items if condition_of(it) == cond],
+                                        Path(out_dir) / name, condition_of, lang=lang)
+    return counts
+
+
+FORMAT = register(TestSetFormat(
+    "multiblimp", "MultiBLiMP .tsv files (a file or a directory of them)",
+    lambda p: p if looks_like_multiblimp(p) else None,
+    lambda p, label, **_: read_pairs_testset(p, label, "multiblimp", read_multiblimp),
+    resolve=must_exist, write=_write))

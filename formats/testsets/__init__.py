@@ -1,0 +1,55 @@
+"""Every test-set format ``agree score`` reads (and ``agree export`` writes), behind one
+registry (:mod:`formats.testsets.registry`); one module per format:
+
+``blimp``           BLiMP ``.jsonl`` paradigms (:mod:`.blimp`)
+``multiblimp``      MultiBLiMP ``.tsv`` files (:mod:`.multiblimp`)
+``items``           our ``items.tsv`` or a directory holding one (:mod:`.items`)
+``paper-tab``       a paper ``.tab`` file (:mod:`.papertab`)
+``colorlessgreen``  the paper's ``generated.text/.gold/.eval`` set (:mod:`.colorlessgreen`)
+
+A TESTSET argument is detected by asking each format in this order
+(:func:`detect_testset`), or named with ``--format`` (:data:`FORMATS`).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from formats.errors import AgreeError, names_undecodable
+from formats.testsets.registry import TestSet, TestSetFormat, default_files, get_format, registered
+# the format modules register themselves; their import order is the detection order
+from formats.testsets import blimp, multiblimp, items, papertab, colorlessgreen  # noqa: F401,E402
+
+#: the values of ``agree score --format`` (``auto``: detect)
+FORMATS = ("auto", *(f.name for f in registered()))
+
+
+def testset_files(path: Path) -> list[Path]:
+    """The files a test set was read from (a path prefix stands for its generated.*)."""
+    return default_files(Path(path))
+
+
+def detect_testset(path: str | os.PathLike, fmt: str = "auto") -> tuple[str, Path]:
+    """Which kind of test set ``path`` is, and the path to hand to its reader
+    (``fmt``: one of :data:`FORMATS`; ``auto`` detects)."""
+    path = Path(path)
+    if fmt != "auto":
+        return fmt, get_format(fmt).resolve(path)
+    for f in registered():
+        found = f.recognise(path)
+        if found is not None:
+            return f.name, found
+    raise AgreeError(f"{path}: not a test set (expected an items.tsv or a directory holding one, "
+                     "the paper's generated.text/.gold/.eval set, a paper .tab file, BLiMP .jsonl "
+                     "or MultiBLiMP .tsv files)")
+
+
+@names_undecodable
+def load_testset(path: str | os.PathLike, fmt: str = "auto", **options) -> TestSet:
+    """Detect (or take ``fmt``) and read one TESTSET argument; ``options`` (such as
+    ``lang``) go to the reader."""
+    kind, target = detect_testset(path, fmt)
+    return get_format(kind).read(target, str(path), **options)
+
+
+__all__ = ["FORMATS", "TestSet", "TestSetFormat", "detect_testset", "load_testset", "testset_files"]
