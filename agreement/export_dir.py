@@ -8,7 +8,7 @@ from typing import Sequence
 from agreement.options import log
 from formats.manifest import atomic_output_dir, write_manifest
 from formats.scored import condition
-from formats.testsets import detect_testset, load_testset, testset_files
+from formats.testsets import load_testset, testset_inputs
 from formats.testsets.registry import get_format, registered
 
 #: the formats that have a writer (the test-set registry's)
@@ -28,7 +28,7 @@ def export_to_dir(out: str | os.PathLike, testsets: Sequence[str], fmt: str, *, 
             log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
             items += ts.items
         counts = get_format(fmt).write(items, tmp, condition, lang=lang)
-        inputs = [p for t in testsets for p in testset_files(detect_testset(t)[1])]
+        inputs = [p for t in testsets for p in testset_inputs(t)]
         write_manifest(tmp, "export", list(dict.fromkeys(inputs)),
                        {"testsets": list(testsets), "format": fmt, "lang": lang},
                        counts={"pairs": sum(counts.values()), "files": counts}, argv=argv)

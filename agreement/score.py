@@ -18,7 +18,9 @@ lm-evaluation-harness's ``acc``: natural-log P of the whole correct sentence
 against the whole wrong one, :meth:`lm.base.Scorer.word_logprobs` summed; for our
 items the wrong sentence is the correct one with the wrong form at the target).
 Pairs whose sentences differ in more than one word (``item.extra["target_ok"]``
-False, from BLiMP / MultiBLiMP) are usable only with ``sentence``:
+False, from the minimal-pair readers) are compared by ``target`` over their differing
+span when its words are contiguous (:mod:`agreement.span`: P(span | prefix), the
+product over its words); the others are usable only with ``sentence``:
 :func:`split_for_method` leaves them out of ``target`` and counts them.
 """
 from __future__ import annotations
@@ -33,6 +35,8 @@ import numpy as np
 from tqdm import tqdm
 
 from agreement.errors import AgreeError
+from agreement.span import span_logprobs, target_span
+from agreement.syntaxgym import evaluate_suites
 from formats.items import Item
 from formats.manifest import rooted
 from formats.testsets.papertab import freq_baseline, scores_from_column
@@ -209,11 +213,19 @@ def _score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) -
         # the sum of the per-word log-probabilities is the sentence's (lm.base.Scorer)
         return np.array([[float(np.sum(g)), float(np.sum(b))] for g, b in zip(good, bad)],
                         dtype=np.float64).reshape(len(batch), 2)
-    logp = scorer.score_targets([target_query(it) for it in batch])
-    if getattr(logp, "shape", None) != (len(batch), 2):
+    spans = [target_span(it) for it in batch]
+    one = [j for j, s in enumerate(spans) if s is None]
+    logp = np.asarray(scorer.score_targets([target_query(batch[j]) for j in one])) if one else np.zeros((0, 2))
+    if getattr(logp, "shape", None) != (len(one), 2):
         raise AgreeError(f"model {scorer.name}: scorer returned shape "
-                         f"{getattr(logp, 'shape', None)}, expected {(len(batch), 2)}")
-    return logp
+                         f"{getattr(logp, 'shape', None)}, expected {(len(one), 2)}")
+    if len(one) == len(batch):
+        return logp
+    out = np.empty((len(batch), 2), dtype=np.float64)  # spans: P(span | prefix), agreement.span
+    out[one] = logp
+    many = [j for j, s in enumerate(spans) if s is not None]
+    out[many] = span_logprobs(scorer, [batch[j] for j in many], [spans[j] for j in many])
+    return out
 
 
 def sentence_pair(item: Item) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -230,8 +242,8 @@ def sentence_pair(item: Item) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def target_usable(item: Item) -> bool:
     """Whether the target method applies: the pair differs in exactly one word (and, for
-    BLiMP, the paradigm allows the one-prefix method)."""
-    return bool(item.extra.get("target_ok", True))
+    BLiMP, the paradigm allows the one-prefix method), or in a contiguous span."""
+    return bool(item.extra.get("target_ok", True)) or target_span(item) is not None
 
 
 def split_for_method(items: Sequence[Item], method: str) -> tuple[list[Item], int]:
@@ -255,13 +267,16 @@ def target_query(item: Item) -> TargetQuery:
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
                    quiet: bool = False, method: str = "target", on_words: Callable | None = None,
-                   scoring: dict | None = None, **load_options) -> list[ScoredItem]:
+                   scoring: dict | None = None, predictions: list | None = None,
+                   **load_options) -> list[ScoredItem]:
     """Score loaded test sets (``formats.testsets.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
     (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A
     ``scoring`` dict receives each model's scoring conventions (``Scorer.conventions()``,
-    taken after scoring so that counted skips are included) for the manifest."""
+    taken after scoring so that counted skips are included) for the manifest. A
+    ``predictions`` list receives the SyntaxGym suites' prediction outcomes
+    (:func:`agreement.syntaxgym.evaluate_suites`)."""
     items = [it for ts in testsets for it in ts.items]
     labels = [ts.label for ts in testsets for _ in ts.items]
     seen: set[tuple] = set()
@@ -276,6 +291,9 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
         scored = score_items(items, scorers, require_in_vocab=require_in_vocab, quiet=quiet,
                              groups={s.name: s.group for s in specs}, testsets=labels,
                              method=method, on_words=on_words)
+        if predictions is not None:  # the suites' own formulas, on the same loaded models
+            predictions += evaluate_suites([(ts.label, s) for ts in testsets for s in ts.suites], scorers,
+                                           {s.name: s.group for s in specs}, quiet=quiet)
         if scoring is not None:  # after scoring: conventions include counted skips
             scoring.update({s.name: s.conventions() for s in scorers})
     finally:
@@ -314,9 +332,10 @@ def _oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[bo
 
     if method == "sentence":
         flags = [not all(iv(w) for pair in sentence_pair(it) for w in pair) for it in items]
-    else:
-        flags = [not (all(iv(w) for w in it.prefix) and iv(it.correct) and iv(it.wrong))
-                 for it in items]
+    else:  # a span item reads its prefix and both spans
+        flags = [not (all(iv(w) for w in it.prefix) and iv(it.correct) and iv(it.wrong)) if s is None
+                 else not all(iv(w) for w in sentence_pair(it)[0][:s[1]] + sentence_pair(it)[1][s[0]:s[2]])
+                 for it, s in ((it, target_span(it)) for it in items)]
     targets = sorted({w for it in items for w in (it.correct, it.wrong)})
     if targets and not any(iv(w) for w in targets):
         raise AgreeError(f"model {scorer.name} knows none of the {len(targets)} target forms of the "

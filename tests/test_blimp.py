@@ -116,7 +116,8 @@ def test_multiblimp_without_wrong_sen(tmp_path):
     path = tmp_path / "nld.tsv"
     path.write_text("sen\tverb\nDe hond loopt .\tloopt\n", encoding="utf-8")
     r = run(path, "--format", "multiblimp", "--out", tmp_path / "o")
-    assert (r.exit_code, r.stderr) == (1, f"Error: {path}: not a MultiBLiMP file (missing columns: wrong_sen)\n")
+    assert (r.exit_code, r.stderr) == (1, f"Error: {path}:1: not a MultiBLiMP file (missing columns: wrong_sen; "
+                                          "the header has sen, verb)\n")
 
 
 def unigram_model(root):

@@ -218,5 +218,6 @@ class TestDetect:
 
     def test_not_a_test_set(self, tmp_path):
         (tmp_path / "x.txt").write_text("hello\n")
-        with pytest.raises(AgreeError, match=r"x.txt: not a test set \(expected an items.tsv"):
+        with pytest.raises(AgreeError, match=r"x.txt: not a test set: it is a text file whose first "
+                                             r"line is 'hello'; for .txt files agree reads clams"):
             detect_testset(tmp_path / "x.txt")

@@ -31,6 +31,9 @@ from formats.testsets import FORMATS
                    "none), no end symbol, as BLiMP and lm-evaluation-harness.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="Format of every TESTSET (auto: detected from each).")
+@click.option("--lang", default=None, metavar="CODE",
+              help="Language of test sets whose files do not say it (CLAMS outside an xx_evalset "
+                   "folder); it names their constructions (en obj_rel_across_anim).")
 @click.option("--surprisal", is_flag=True,
               help="Also write tokens.tsv: per-word surprisal of both sentences of every item.")
 @click.option("--units", type=click.Choice(["nats", "bits"]), default="nats", show_default=True,
@@ -57,7 +60,7 @@ from formats.testsets import FORMATS
 @out_option
 @seed_option
 @quiet_option
-def score(testsets, models, columns, humans, method, fmt, surprisal, units, reference,
+def score(testsets, models, columns, humans, method, fmt, lang, surprisal, units, reference,
           require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, out, force,
           seed, quiet):
     """Score test sets with language models.
@@ -100,7 +103,7 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     options = ScoreOptions(method=method, fmt=fmt, from_outputs=columns, humans=humans, reference=reference,
                            surprisal=surprisal, units=units, require_in_vocab=require_in_vocab,
                            carry_state=carry_state, batch_size=batch_size, device=device, dtype=dtype,
-                           engine=engine, threads=threads)
+                           engine=engine, threads=threads, lang=lang)
     run = score_to_dir(out, testsets, models, options, seed=seed, argv=invocation_argv(), force=force, quiet=quiet)
     click.echo(run.table, nl=False)
     log(f"wrote {run.rows} scored rows and the summary to {out}", quiet)

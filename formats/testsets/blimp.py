@@ -38,6 +38,7 @@ from typing import Iterable, Sequence
 from formats.errors import AgreeError
 from formats.items import Item
 from formats.testsets.registry import TestSet, TestSetFormat, must_exist, register
+from formats.testsets.sniff import not_json_lines
 
 _FINAL_PUNCT = re.compile(r"^(.*?[^.?!])([.?!]+)$")
 #: fields our exporter adds so that a round trip restores the items
@@ -147,7 +148,8 @@ def _json(line: str, path: Path, lineno: int) -> dict:
     try:
         row = json.loads(line)
     except json.JSONDecodeError as e:
-        raise AgreeError(f"{path}:{lineno}: not JSON ({e.msg} at column {e.colno})") from None
+        raise AgreeError(f"{path}:{lineno}: " + (not_json_lines(path) or
+                                                  f"not JSON ({e.msg} at column {e.colno})")) from None
     if not isinstance(row, dict):
         raise AgreeError(f"{path}:{lineno}: not a JSON object")
     return row
@@ -162,6 +164,8 @@ def _blimp_item(row: dict, path: Path, lineno: int) -> Item | None:
     extra = {"paradigm": uid, "linguistics_term": row.get("linguistics_term", ""),
              "field": row.get("field", ""), "pair_id": str(pair_id)}
     agree = {k: row[k] for k in AGREE_FIELDS if k in row}
+    if row.get("one_prefix_method") is False:  # compared whole, never over a span (agreement.span)
+        extra["sentence_only"] = True
     return pair_item(f"{uid}:{pair_id}", uid, row["sentence_good"], row["sentence_bad"],
                      target_ok=row.get("one_prefix_method", True) is not False, extra=extra,
                      agree=agree)
@@ -244,7 +248,7 @@ def _write(items, out_dir, condition_of, **_options) -> dict[str, int]:
 
 
 FORMAT = register(TestSetFormat(
-    "blimp", "BLiMP .jsonl paradigms (a file or a directory of them)",
+    "blimp", "BLiMP .jsonl paradigms with fields sentence_good, sentence_bad (a file or a directory)",
     lambda p: p if looks_like_blimp(p) else None,
     lambda p, label, **_: read_pairs_testset(p, label, "blimp", read_blimp),
-    resolve=must_exist, write=_write))
+    resolve=must_exist, write=_write, suffixes=(".jsonl",)))

@@ -284,7 +284,17 @@ def _read(path: Path, label: str, **_options) -> TestSet:
     return TestSet(label, "colorlessgreen", tuple(read_colorlessgreen(path)))
 
 
+def _resolve(path: Path) -> Path:
+    """The prefix of a set named with ``--format colorlessgreen``; a file that is not one
+    of the set's is an error saying so (it has no ``FILE.text`` to look for)."""
+    if path.is_file() and path.suffix not in SUFFIXES:
+        raise AgreeError(f"{path}: not one of the paper's set files (colorlessgreen reads a directory "
+                         "holding generated.text and generated.gold, the prefix .../generated, or one "
+                         f"of its {'/'.join(SUFFIXES)} files)")
+    return _prefix(path)
+
+
 FORMAT = register(TestSetFormat(
     "colorlessgreen", "the paper's generated.text/.gold/.eval set (a directory, the prefix "
     ".../generated, or one of those files; with or without .tab)",
-    _recognise, _read, resolve=_prefix))
+    _recognise, _read, resolve=_resolve, suffixes=SUFFIXES))

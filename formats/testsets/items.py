@@ -32,4 +32,5 @@ def _read(path: Path, label: str, **_options) -> TestSet:
 
 FORMAT = register(TestSetFormat(
     "items", "an items.tsv of agree extract/nonce/perturb, or a directory holding one",
-    _recognise, _read, resolve=lambda p: p / ITEMS_FILE if p.is_dir() else p))
+    _recognise, _read, resolve=lambda p: p / ITEMS_FILE if p.is_dir() else p,
+    suffixes=(".tsv",)))

@@ -176,4 +176,4 @@ def _read(path: Path, label: str, **_options) -> TestSet:
 
 FORMAT = register(TestSetFormat(
     "paper-tab", "a paper .tab file (generated.tab or an evaluation output with model columns)",
-    _recognise, _read))
+    _recognise, _read, suffixes=(".tab",)))

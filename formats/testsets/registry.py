@@ -12,11 +12,14 @@ A format says
 * ``read(path, label, **options)``: the :class:`TestSet` (options such as ``lang``
   are passed to every reader; a reader ignores those it does not use);
 * ``files(path)``: the files read (the manifest's inputs);
+* ``suffixes``: the suffixes of its files (to say which formats a file could be meant for);
 * ``write``: for ``agree export``, ``write(items, out_dir, condition_of, lang=...)``
   -> {file name: pairs}; None when the format is read only.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,17 +69,22 @@ class TestSetFormat:
     resolve: Callable[[Path], Path] = _as_is
     files: Callable[[Path], list[Path]] = default_files
     write: Callable | None = None
-    aliases: tuple[str, ...] = field(default=())
+    suffixes: tuple[str, ...] = field(default=())  # its files' suffixes, for messages
 
 
 _REGISTRY: dict[str, TestSetFormat] = {}
 
 
-def register(fmt: TestSetFormat) -> TestSetFormat:
-    """Add a format (its module calls this at import); returns it."""
+def register(fmt: TestSetFormat, before: str | None = None) -> TestSetFormat:
+    """Add a format (its module calls this at import), last in detection order or just
+    ``before`` another (a stricter recogniser goes before a looser one); returns it."""
     if fmt.name in _REGISTRY:
         raise ValueError(f"test-set format {fmt.name!r} registered twice")
-    _REGISTRY[fmt.name] = fmt
+    entries = list(_REGISTRY.items())
+    at = next((i for i, (name, _) in enumerate(entries) if name == before), len(entries))
+    entries.insert(at, (fmt.name, fmt))
+    _REGISTRY.clear()
+    _REGISTRY.update(entries)
     return fmt
 
 
@@ -106,3 +114,17 @@ def files_in(path: str | os.PathLike, suffixes: tuple[str, ...]) -> list[Path]:
     if path.is_dir():
         return sorted(p for p in path.iterdir() if p.suffix in suffixes and p.is_file())
     return [path]
+
+
+@contextlib.contextmanager
+def no_cyclic_gc():
+    """Readers build some 10^5 small objects that hold no reference cycles; the cyclic
+    collector would re-scan all of them at every full pass (a third of the reading time
+    of a large set), so it pauses while a test set is read."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
