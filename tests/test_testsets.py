@@ -129,6 +129,20 @@ class TestClams:
         ts = load_testset(d / "simple_agrmt.txt", lang="fr")
         assert {it.construction for it in ts.items} == {"fr simple_agrmt"}
 
+    def test_french_copula_and_adjective_pairs_are_contiguous_spans(self, tmp_path):
+        """Lines as aaronmueller/clams fr_evalset/simple_agrmt.txt publishes them: 3 of its 7
+        predicates change two words (120 of its 280 pairs), vieux only one."""
+        from agreement.span import target_span
+
+        d = clams_dir(tmp_path, {"simple_agrmt": [
+            ("True", "les auteurs sont vieux"), ("False", "les auteurs est vieux"),
+            ("True", "les auteurs sont jeunes"), ("False", "les auteurs est jeune"),
+            ("True", "l' auteur est petit"), ("False", "l' auteur sont petits"),
+            ("True", "les auteurs déménagent"), ("False", "les auteurs déménage")]})
+        items = load_testset(d, lang="fr").items
+        assert [target_span(it) for it in items] == [None, (2, 4, 4), (2, 4, 4), None]
+        assert [it.extra["target_ok"] for it in items] == [True, False, False, True]
+
     def test_true_without_false_partner(self, tmp_path):
         d = clams_dir(tmp_path, {"s": [("True", "the dog runs"), ("True", "the dogs run"), ("False", "the dogs runs")]})
         line = refused(score(d, "--model", "x", "--out", tmp_path / "o"), tmp_path)

@@ -70,7 +70,10 @@ def score(testsets, models, columns, humans, method, fmt, lang, surprisal, units
     TESTSET: an items.tsv (or its directory) from `agree extract`/`nonce`/`perturb`,
     the paper's generated.text/.gold/.eval set (with or without .tab; also the
     Linzen et al. 2016 subset with its 4-column .gold), a paper .tab file, BLiMP
-    .jsonl paradigms or MultiBLiMP .tsv files (a file or a directory). Writes to
+    .jsonl paradigms, MultiBLiMP .tsv files, CLAMS suites, Marvin & Linzen's
+    template pickles (read without running code), SyntaxGym suites (their own
+    predictions evaluated too: predictions.tsv), RuBLiMP and the BLiMP family
+    (--format lists them), each a file or a directory, as published. Writes to
     --out: items.tsv (one row per item and model; last column: the method),
     summary.json, summary.md, PNG plots, tokens.tsv with --surprisal, and
     manifest.json; prints the accuracy table (TSV, %) on stdout. All scores are
@@ -92,6 +95,9 @@ def score(testsets, models, columns, humans, method, fmt, lang, surprisal, units
         --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --model hf:models/gpt2 --out en-hf
       agree score ../shared/data/colorlessgreen/English/generated \\
         --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --engine llama.cpp --threads 2 --out smol
+      agree score ../shared/data/clams/en_evalset ../shared/data/lm_syneval/templates \\
+        --model runs/kn5 --method sentence --out clams-ml
+      agree score ../shared/data/syntaxgym/json --model runs/kn5 --out sg
 
     \b
     Scoring conventions (every engine; each model's are in manifest.json "scoring"

@@ -12,7 +12,8 @@ construction is ``<lang> <suite>`` (``en obj_rel_across_anim``); the language is
 Attractors (where derivable): the files mark no number, so it is inferred from the
 pairs of all suites read together (:class:`NumberInference`): the two forms at a pair's
 target differ in number; a word that, within a suite, occurs only with target forms of
-one number (a subject noun with *laughs*, *is*, *likes*) has that number. An item
+one number (a subject noun with *laughs*, *is*, *likes*) has that number (words before
+the target only: what follows it does not bear on agreement). An item
 gets 1 attractor when a word before its target, itself never a target form, has the
 other number than the correct form (M&L's and CLAMS's conditions have at most one such
 noun: the intervening noun of ``across`` suites, the outer subject of ``within`` and
@@ -122,18 +123,21 @@ class NumberInference:
         for _, _, _, correct, wrong in usable:
             forms.add(correct)
             forms.add(wrong)
+        for correct, wrong in sorted({(p[3], p[4]) for p in usable}):
             self.union("t:" + correct, "t:" + wrong, 1)
-        seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+        # suite -> word before a target -> the correct forms it occurs with
+        seen: dict[int, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         for suite, words, t, correct, _ in usable:
-            for k, w in enumerate(words):
-                if k != t:
-                    seen[(suite, w)].add(correct)
-        for (_, word), targets in sorted(seen.items()):
-            if word in forms or not self._one_number(targets):
-                continue
-            self.words.add(word)
-            if not all(self.union("w:" + word, "t:" + t, 0) for t in sorted(targets)):
-                self.bad.add(word)
+            before = seen[suite]
+            for w in words[:t]:
+                before[w].add(correct)
+        for suite in sorted(seen):
+            for word, targets in sorted(seen[suite].items()):
+                if word in forms or not self._one_number(targets):
+                    continue
+                self.words.add(word)
+                if not all(self.union("w:" + word, "t:" + t, 0) for t in sorted(targets)):
+                    self.bad.add(word)
         return forms
 
     def _one_number(self, targets: set[str]) -> bool:
@@ -165,14 +169,6 @@ def attractors(words: list[str], t: int, correct: str, numbers: tuple[dict, dict
     return 0
 
 
-def _target(good: list[str], bad: list[str]) -> int:
-    """The first position where two word lists differ."""
-    for k, (x, y) in enumerate(zip(good, bad)):
-        if x != y:
-            return k
-    return min(len(good), len(bad))
-
-
 def read_clams(path: Path, lang: str | None = None, skips: PairSkips | None = None) -> list[Item]:
     """The Items of a CLAMS TESTSET (module docstring), with attractors where derivable."""
     files = clams_files(path)
@@ -185,7 +181,11 @@ def read_clams(path: Path, lang: str | None = None, skips: PairSkips | None = No
         skips.files.append(f)
         for line, good, bad in read_suite_pairs(f):
             g, b = good.split(), bad.split()
-            t = _target(g, b)
+            t = 0  # the first differing word
+            for x, y in zip(g, b):
+                if x != y:
+                    break
+                t += 1
             read.append((f, line, good, bad))
             pairs.append((suite, g, t, g[t] if t < len(g) else "", b[t] if t < len(b) else ""))
     inference = NumberInference()

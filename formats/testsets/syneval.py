@@ -110,10 +110,11 @@ def read_syneval(path: Path, skips: PairSkips, other: list[int]) -> list[Item]:
         number, attractors = parse_condition(condition)
         agree = {"agree_number": number, "agree_attractors": attractors}
         for i, sentences in enumerate(tuples):
-            where = f"condition {condition!r}, entry {i}"
-            _check(sentences, path, where, (tuple, list), "a tuple of sentences")
-            for s in sentences:
-                _check(s, path, where, (str,), "sentences (str)")
+            if type(sentences) is not tuple or not all(type(s) is str for s in sentences):
+                where = f"condition {condition!r}, entry {i}"
+                _check(sentences, path, where, (tuple, list), "a tuple of sentences")
+                for s in sentences:
+                    _check(s, path, where, (str,), "sentences (str)")
             if len(sentences) == 2:
                 partners = [(suite, sentences[1], "")]
             elif len(sentences) == 3:
