@@ -13,7 +13,7 @@ import pytest
 from agreement.errors import AgreeError
 from formats.testsets import FORMATS, detect_testset, load_testset
 from formats.testsets import testset_inputs as inputs_of
-from formats.testsets.sgformula import FormulaError, evaluate, parse_formula
+from formats.testsets.sgformula import FormulaError, comparisons, evaluate, parse_formula
 from formats.testsets.syneval import parse_condition
 
 from conftest import run_agree, shared_path
@@ -229,6 +229,9 @@ class TestSyntaxGym:
         assert not evaluate(parse_formula("((1;%a%) > (1;%b%)) | ((2;%a%) > 2)"), s)
         assert evaluate(parse_formula("(1;%b%) - (1;%a%) = 1.0005"), s)  # SyntaxGym's tolerance
         assert evaluate(parse_formula("(*;%a%) > (1;%b%)-1"), s)           # * sums the condition's regions
+        # syntaxgym-core's documented example: comparisons bind tighter than & and |
+        both = parse_formula("(1;%b%) > (1;%a%) & (1;%a%) < (1;%b%)")
+        assert evaluate(both, s) and comparisons(both) == [("a", "b", 1), ("a", "b", 1)]
         for bad, why in (("(1;%a%) <", "ends where"), ("(1;%a%) + (1;%b%)", "not a comparison"),
                          ("[(1;%a%) < 1", "without its"), ("(1;%a%) < 2 < 3", "two comparisons"),
                          ("(1;%a%) # 2", "cannot read")):
