@@ -175,34 +175,38 @@ def read_clams(path: Path, lang: str | None = None, skips: PairSkips | None = No
     if not files:
         raise AgreeError(f"{path}: no CLAMS suite files (.txt, or xx_evalset directories holding them)")
     skips = skips if skips is not None else PairSkips()
-    read: list[tuple] = []   # (file, line, good, bad)
-    pairs: list[tuple] = []  # what the number inference reads: whitespace words suffice
+    read: list[tuple[Path, list]] = []  # per file, its (good, bad) sentences
+    pairs: list[tuple] = []             # what the number inference reads: whitespace words suffice
     for suite, f in enumerate(files):
         skips.files.append(f)
-        for line, good, bad in read_suite_pairs(f):
+        sentences = []
+        for _, good, bad in read_suite_pairs(f):
             g, b = good.split(), bad.split()
             t = 0  # the first differing word
             for x, y in zip(g, b):
                 if x != y:
                     break
                 t += 1
-            read.append((f, line, good, bad))
+            sentences.append((good, bad))
             pairs.append((suite, g, t, g[t] if t < len(g) else "", b[t] if t < len(b) else ""))
+        read.append((f, sentences))
     inference = NumberInference()
     numbers = inference.numbers(inference.learn(pairs))
-    items, n, last = [], 0, None
-    for (f, line, good, bad), (_, g, t, correct, _) in zip(read, pairs):
-        if f is not last:
-            language, last, n, stem = language_of(f, lang), f, 0, f.stem
-            construction = f"{language} {stem}" if language else stem
-        item = pair_item(f"{construction.replace(' ', ':')}:{n}", construction, good, bad,
-                         extra={"suite": stem, "lang": language, "line": line},
-                         agree={"agree_attractors": attractors(g, t, correct, numbers)})
-        n += 1
-        if item is None:
-            skips.identical += 1
-        else:
-            items.append(item)
+    agree = ({"agree_attractors": 0}, {"agree_attractors": 1})
+    items, k = [], 0
+    for f, sentences in read:
+        language = language_of(f, lang)
+        construction = f"{language} {f.stem}" if language else f.stem
+        prefix, extra = construction.replace(" ", ":"), {"suite": f.stem, "lang": language}
+        for n, (good, bad) in enumerate(sentences):  # pair_item copies extra: one dict per file
+            _, g, t, correct, _ = pairs[k]
+            k += 1
+            item = pair_item(f"{prefix}:{n}", construction, good, bad, extra=extra,
+                             agree=agree[attractors(g, t, correct, numbers)])
+            if item is None:
+                skips.identical += 1
+            else:
+                items.append(item)
     return items
 
 

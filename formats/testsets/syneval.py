@@ -109,6 +109,7 @@ def read_syneval(path: Path, skips: PairSkips, other: list[int]) -> list[Item]:
         _check(tuples, path, f"condition {condition!r}", (list, tuple), "a list of tuples")
         number, attractors = parse_condition(condition)
         agree = {"agree_number": number, "agree_attractors": attractors}
+        extra = {"suite": suite, "condition": condition, "lang": "en"}  # pair_item copies it
         for i, sentences in enumerate(tuples):
             if type(sentences) is not tuple or not all(type(s) is str for s in sentences):
                 where = f"condition {condition!r}, entry {i}"
@@ -125,7 +126,7 @@ def read_syneval(path: Path, skips: PairSkips, other: list[int]) -> list[Item]:
                 continue
             for construction, bad, tag in partners:
                 item = pair_item(f"{suite}:{condition}:{i}{tag}", construction, sentences[0], bad,
-                                 extra={"suite": suite, "condition": condition, "lang": "en"},
+                                 extra=extra,
                                  agree=agree)
                 if item is None:
                     skips.identical += 1
