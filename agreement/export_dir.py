@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from formats.blimp import write_blimp
 from agreement.options import log, warn
 from formats.manifest import atomic_output_dir, write_manifest
-from formats.multiblimp import write_multiblimp
-from formats.papertab import detect_testset, load_testset, testset_files
 from formats.scored import condition
+from formats.testsets import load_testset, testset_inputs
+from formats.testsets.registry import get_format, registered
 
-FORMATS = ("blimp", "multiblimp")
+#: the formats that have a writer (the test-set registry's)
+FORMATS = tuple(f.name for f in registered() if f.write is not None)
 
 
 def export_to_dir(out: str | os.PathLike, testsets: Sequence[str], fmt: str, *, lang: str = "",
@@ -29,15 +29,8 @@ def export_to_dir(out: str | os.PathLike, testsets: Sequence[str], fmt: str, *, 
             for skipped in ts.notes:   # pairs the reader dropped (identical sentences): said, even with --quiet
                 warn(skipped)
             items += ts.items
-        if fmt == "blimp":
-            counts = write_blimp(items, tmp, condition)
-        else:
-            counts = {}
-            for cond in sorted({condition(it) for it in items}):
-                name = f"{cond.replace(':', '_').replace('/', '_')}.tsv"
-                counts[name] = write_multiblimp([it for it in items if condition(it) == cond],
-                                                tmp / name, condition, lang=lang)
-        inputs = [p for t in testsets for p in testset_files(detect_testset(t)[1])]
+        counts = get_format(fmt).write(items, tmp, condition, lang=lang)
+        inputs = [p for t in testsets for p in testset_inputs(t)]
         write_manifest(tmp, "export", list(dict.fromkeys(inputs)),
                        {"testsets": list(testsets), "format": fmt, "lang": lang},
                        counts={"pairs": sum(counts.values()), "files": counts}, argv=argv)

@@ -9,7 +9,7 @@ import os
 from typing import Sequence
 
 from agreement.extract import CONSTRUCTIONS_FILE, ExtractConfig, ExtractResult, extract_items, write_constructions
-from formats.colorlessgreen import write_colorlessgreen
+from formats.testsets.colorlessgreen import write_colorlessgreen
 from formats.items import ITEMS_FILE, write_items
 from formats.manifest import as_given, atomic_output_dir, rooted, write_manifest
 from treebanks.paradigms import PARADIGMS_FILE

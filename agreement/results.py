@@ -30,7 +30,7 @@ from agreement.analysis.ceiling import Reliability, split_half_reliability
 from agreement.humans import HumanAgreement, HumanIndex, model_human_agreement
 from agreement.score import oov_counts
 from agreement.stats import N_BOOT, PairedTest, bootstrap_ci, mean_sd, paired_tests, wilson
-from formats.papertab import FREQ_MODEL
+from formats.testsets.papertab import FREQ_MODEL
 from formats.scored import ScoredItem, condition, construction_label
 
 HUMANS = "humans"

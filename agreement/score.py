@@ -18,7 +18,9 @@ lm-evaluation-harness's ``acc``: natural-log P of the whole correct sentence
 against the whole wrong one, :meth:`lm.base.Scorer.word_logprobs` summed; for our
 items the wrong sentence is the correct one with the wrong form at the target).
 Pairs whose sentences differ in more than one word (``item.extra["target_ok"]``
-False, from BLiMP / MultiBLiMP) are usable only with ``sentence``:
+False, from the minimal-pair readers) are compared by ``target`` over their differing
+span when its words are contiguous (:mod:`agreement.span`: P(span | prefix), the
+product over its words); the others are usable only with ``sentence``:
 :func:`split_for_method` leaves them out of ``target`` and counts them.
 """
 from __future__ import annotations
@@ -34,9 +36,11 @@ from tqdm import tqdm
 
 from agreement.errors import AgreeError
 from agreement.score_checks import check_finite
+from agreement.span import span_logprobs, target_span
+from agreement.syntaxgym import evaluate_suites
 from formats.items import Item
 from formats.manifest import rooted
-from formats.papertab import freq_baseline, scores_from_column
+from formats.testsets.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredItem
 from lm.base import TargetQuery, load_model, read_config
 from lm.gguf_load import load_gguf
@@ -214,12 +218,27 @@ def score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) ->
         if on_words is not None:
             on_words(scorer, batch, labels, good, bad)
     if method != "sentence":
-        logp = scorer.score_targets([target_query(it) for it in batch])
-        if getattr(logp, "shape", None) != (len(batch), 2):
-            raise AgreeError(f"model {scorer.name}: scorer returned shape "
-                             f"{getattr(logp, 'shape', None)}, expected {(len(batch), 2)}")
+        logp = _target_logprobs(scorer, batch)
     check_finite(scorer.name, batch, logp, labels)
     return logp
+
+
+def _target_logprobs(scorer, batch: Sequence[Item]) -> np.ndarray:
+    """(n, 2) target-method scores: one word at the target, or a contiguous span of words
+    (:mod:`agreement.span`) where the pair differs in several."""
+    spans = [target_span(it) for it in batch]
+    one = [j for j, s in enumerate(spans) if s is None]
+    logp = np.asarray(scorer.score_targets([target_query(batch[j]) for j in one])) if one else np.zeros((0, 2))
+    if getattr(logp, "shape", None) != (len(one), 2):
+        raise AgreeError(f"model {scorer.name}: scorer returned shape "
+                         f"{getattr(logp, 'shape', None)}, expected {(len(one), 2)}")
+    if len(one) == len(batch):
+        return logp
+    out = np.empty((len(batch), 2), dtype=np.float64)  # spans: P(span | prefix), agreement.span
+    out[one] = logp
+    many = [j for j, s in enumerate(spans) if s is not None]
+    out[many] = span_logprobs(scorer, [batch[j] for j in many], [spans[j] for j in many])
+    return out
 
 
 def sentence_pair(item: Item) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -236,8 +255,8 @@ def sentence_pair(item: Item) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def target_usable(item: Item) -> bool:
     """Whether the target method applies: the pair differs in exactly one word (and, for
-    BLiMP, the paradigm allows the one-prefix method)."""
-    return bool(item.extra.get("target_ok", True))
+    BLiMP, the paradigm allows the one-prefix method), or in a contiguous span."""
+    return bool(item.extra.get("target_ok", True)) or target_span(item) is not None
 
 
 def split_for_method(items: Sequence[Item], method: str) -> tuple[list[Item], int]:
@@ -262,8 +281,8 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
                    quiet: bool = False, method: str = "target", on_words: Callable | None = None,
                    scoring: dict | None = None, score_models: Callable | None = None,
-                   **load_options) -> list[ScoredItem]:
-    """Score loaded test sets (``formats.papertab.TestSet``) with model directories
+                   predictions: list | None = None, **load_options) -> list[ScoredItem]:
+    """Score loaded test sets (``formats.testsets.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
     (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A
@@ -271,7 +290,8 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     taken after scoring so that counted skips are included) for the manifest.
     ``score_models``: how the models score the items (default: loaded here, scored in
     this process; :func:`agreement.sharded.score_sharded` hands shards to an executor),
-    called as :func:`score_in_process` is."""
+    called as :func:`score_in_process` is. A ``predictions`` list receives the SyntaxGym
+    suites' prediction outcomes (:func:`suite_predictions`)."""
     items = [it for ts in testsets for it in ts.items]
     labels = [ts.label for ts in testsets for _ in ts.items]
     seen: set[tuple] = set()
@@ -284,6 +304,9 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     scored = (score_models or score_in_process)(items, labels, specs, require_in_vocab=require_in_vocab,
                                                 quiet=quiet, method=method, on_words=on_words,
                                                 scoring=scoring, **load_options)
+    suites = [(ts.label, s) for ts in testsets for s in ts.suites]
+    if predictions is not None and suites and specs:
+        predictions += suite_predictions(suites, specs, quiet=quiet, **load_options)
     extra: list[ScoredItem] = []
     for ts in testsets:
         if from_outputs and ts.table is None:
@@ -322,6 +345,19 @@ def score_in_process(items: Sequence[Item], labels: Sequence[str], specs: Sequen
     return scored
 
 
+def suite_predictions(suites: Sequence, specs: Sequence[ModelSpec], *, quiet: bool = False,
+                      **load_options) -> list:
+    """The SyntaxGym suites' own predictions (``(label, suite)`` pairs), evaluated on region
+    surprisals (:func:`agreement.syntaxgym.evaluate_suites`) by the models loaded here: a
+    suite is a few dozen sentences, so this stays in this process whatever the executor."""
+    scorers = load_scorers(specs, quiet=quiet, **load_options)
+    try:
+        return evaluate_suites(suites, scorers, {s.name: s.group for s in specs}, quiet=quiet)
+    finally:
+        for scorer in scorers:
+            scorer.close()
+
+
 def oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[bool]:
     """Per item: does the prefix or either form (``sentence``: either whole sentence)
     contain a word the scorer lacks? Also checks that the scorer knows at least one
@@ -335,9 +371,10 @@ def oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[boo
 
     if method == "sentence":
         flags = [not all(iv(w) for pair in sentence_pair(it) for w in pair) for it in items]
-    else:
-        flags = [not (all(iv(w) for w in it.prefix) and iv(it.correct) and iv(it.wrong))
-                 for it in items]
+    else:  # a span item reads its prefix and both spans
+        flags = [not (all(iv(w) for w in it.prefix) and iv(it.correct) and iv(it.wrong)) if s is None
+                 else not all(iv(w) for w in sentence_pair(it)[0][:s[1]] + sentence_pair(it)[1][s[0]:s[2]])
+                 for it, s in ((it, target_span(it)) for it in items)]
     targets = sorted({w for it in items for w in (it.correct, it.wrong)})
     if targets and not any(iv(w) for w in targets):
         raise AgreeError(f"model {scorer.name} knows none of the {len(targets)} target forms of the "

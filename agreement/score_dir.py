@@ -25,11 +25,13 @@ from agreement.humans import HumanIndex, check_coverage
 from formats.humans import read_humans
 from agreement.options import log, warn
 from agreement.score import parse_model_specs, score_testsets, split_for_method, split_model_value
+from agreement.span import multiword_note
+from agreement.syntaxgym import PREDICTIONS_FILE, prediction_table, write_predictions
 from agreement.summary import main_table, write_report
 from agreement.surprisal import TOKENS_FILE, SurprisalWriter
 from formats.files import resolve_out
 from formats.manifest import as_given, atomic_output_dir, rooted, write_manifest
-from formats.papertab import detect_testset, load_testset, testset_files
+from formats.testsets import load_testset, testset_inputs
 from formats.published import (humans_summary, is_blimp_humans, read_blimp_humans, read_reference,
                                reference_summary)
 from formats.scored import write_scored
@@ -78,6 +80,7 @@ class ScoreOptions:
     ray_address: str | None = None
     shard_size: int | None = None
     curve: bool = False
+    lang: str | None = None  # a test set's language where its files do not say it (CLAMS)
 
     def model_options(self) -> dict:
         return {k: v for k, v in (("batch_size", self.batch_size), ("device", self.device), ("dtype", self.dtype),
@@ -105,20 +108,24 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
                                          address=o.ray_address, quiet=quiet)
     with atomic_output_dir(rooted(root, out), "score", [*(rooted(root, t) for t in testsets), humans, reference,
                                                         *model_dirs], force, quiet) as tmp:
-        sets, notes = _load_sets(testsets, o.fmt, o.method, quiet, root)
+        sets, notes = _load_sets(testsets, o.fmt, o.method, quiet, root, o.lang)
         index = _humans(humans, sets, quiet)
         specs = parse_model_specs(models, root)
         scoring: dict = {}
         sharded = ShardedScoring(resolve_out(rooted(root, out)), executor, _testset_paths(testsets, o.fmt, root),
                                  quiet=quiet, shard_size=o.shard_size)
         in_one_stream = o.carry_state and executor.name == "in-process"   # carry_state: no shards
+        predictions: list = []  # SyntaxGym suites' own predictions (agreement.syntaxgym)
         with _torch_threads(o.threads if o.threads is not None else o.torch_threads):
             scored, tokens_rows = _score(tmp, sets, specs, o.surprisal, o.units, from_outputs=o.from_outputs,
                                          require_in_vocab=o.require_in_vocab, quiet=quiet, method=o.method,
-                                         carry_state=o.carry_state, scoring=scoring,
+                                         carry_state=o.carry_state, scoring=scoring, predictions=predictions,
                                          score_models=None if in_one_stream else sharded, **o.model_options())
         rows = write_scored(tmp / "items.tsv", scored)
         extra = _published(o.humans if index is None else None, o.reference, scored, root)
+        if predictions:
+            write_predictions(tmp / PREDICTIONS_FILE, predictions)
+            extra["syntaxgym"] = prediction_table(predictions)
         summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed), testsets=testsets,
                                method=o.method, notes=notes, scoring=scoring, **extra)
         if plan is not None:
@@ -130,7 +137,8 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
                                "models": {m["name"]: {"items": m["items"], "oov_items": m["oov_items"]}
                                           for m in summary["models"]},
                                "human_matched_items": (summary["humans"] or {}).get("matched_items"),
-                               "skipped": notes, "tokens_rows": tokens_rows},
+                               "skipped": notes, "tokens_rows": tokens_rows,
+                               **({"prediction_rows": len(predictions)} if predictions else {})},
                        scoring=scoring, execution=sharded.describe(), argv=argv, root=root)
     sharded.finish()
     return ScoreRun(summary, rows, main_table(summary))
@@ -142,7 +150,7 @@ def _parameters(testsets, specs, o: ScoreOptions, seed: int) -> dict:
             "carry_state": o.carry_state, "batch_size": o.batch_size, "device": o.device, "dtype": o.dtype,
             "engine": o.engine, "threads": o.threads, "seed": seed, "method": o.method, "format": o.fmt,
             "surprisal": o.surprisal, "units": o.units, "reference": o.reference,
-            **({"curve": True} if o.curve else {})}
+            **({"curve": True} if o.curve else {}), **({"lang": o.lang} if o.lang else {})}
 
 
 def _humans(humans: Path | None, sets, quiet: bool) -> HumanIndex | None:
@@ -156,16 +164,16 @@ def _humans(humans: Path | None, sets, quiet: bool) -> HumanIndex | None:
     return index
 
 
-def _load_sets(testsets, fmt: str, method: str, quiet: bool, root=None):
+def _load_sets(testsets, fmt: str, method: str, quiet: bool, root=None, lang: str | None = None):
     """Load every TESTSET; with --method target drop the pairs it cannot score, and
     count them. Returns (sets, notes for stderr / summary.md / manifest)."""
     sets, notes, dropped_by_readers = [], [], set()
     for t in testsets:
-        ts = load_testset(rooted(root, t), fmt)
+        ts = load_testset(rooted(root, t), fmt, lang=lang)
         if root is not None:
             ts = dataclasses.replace(ts, label=str(t))
         dropped_by_readers.update(ts.notes)   # identical pairs: a warning below, even with --quiet
-        notes += list(ts.notes)
+        notes += list(ts.notes) + [n for n in [multiword_note(ts.label, ts.items, method)] if n]
         kept, skipped = split_for_method(ts.items, method)
         if skipped:
             notes.append(f"{ts.label}: {skipped} of {len(ts.items)} pairs skipped by --method target "
@@ -217,13 +225,13 @@ def _torch_threads(n: int | None) -> Iterator[None]:
 
 def _testset_paths(testsets, fmt: str, root=None) -> list:
     """Every file the test sets are read from."""
-    return [p for t in testsets for p in testset_files(detect_testset(rooted(root, t), fmt)[1])]
+    return [p for t in testsets for p in testset_inputs(rooted(root, t), fmt)]
 
 
 def _inputs(testsets, fmt: str, specs, humans, reference, root=None) -> list[str]:
     """Every input file or directory, once, named as given, for the manifest."""
     inputs = [as_given(p, root) for t in testsets
-              for p in testset_files(detect_testset(rooted(root, t), fmt)[1])]
+              for p in testset_inputs(rooted(root, t), fmt)]
     inputs += [s.directory for s in specs] + ([humans] if humans else [])
     inputs += [reference] if reference else []
     return list(dict.fromkeys(str(p) for p in inputs))

@@ -24,6 +24,7 @@ from agreement.humans import HumanIndex
 from agreement.results import HUMANS, Results, build_results
 from agreement.robustness import plot_robustness, robustness_table, write_robustness_tsv
 from agreement.stats import N_BOOT
+from agreement.syntaxgym import markdown_lines as syntaxgym_lines
 from formats.scored import ScoredItem
 
 #: share of undecidable items above which summary.md prints a warning
@@ -132,6 +133,7 @@ def render_markdown(summary: dict, *, testsets: Sequence[str] = (), robustness=N
             "Baseline: unigram (the more frequent form wins). Humans: mean share of raters "
             "choosing the correct form.", ""]
     out += _overall_md(summary) + _breakdowns_md(summary) + _paired_md(summary) + _humans_md(summary)
+    out += syntaxgym_lines(summary.get("syntaxgym") or [])
     out += scoring_lines(summary.get("scoring") or {})
     if robustness:
         keys = list(robustness[0])
@@ -271,19 +273,21 @@ def dumps(summary: dict) -> str:
 def write_report(directory, scored: Sequence[ScoredItem], *, humans: HumanIndex | None,
                  rng: np.random.Generator, testsets: Sequence[str] = (), method: str | None = None,
                  notes: Sequence[str] = (), paradigm_humans: dict | None = None,
-                 reference: dict | None = None, scoring: dict | None = None) -> dict:
+                 reference: dict | None = None, scoring: dict | None = None,
+                 syntaxgym: list | None = None) -> dict:
     """Write ``summary.json``, ``summary.md`` and the PNG plots into ``directory``,
     all rendered from one :func:`~agreement.results.build_results`; with perturbed
     items (``aspect:severity``) also ``robustness.tsv`` and ``robustness.png``.
     ``paradigm_humans``/``reference``: per-paradigm figures from elsewhere
-    (:mod:`formats.published`). Returns the summary dict."""
+    (:mod:`formats.published`); ``syntaxgym``: the suites' prediction accuracies
+    (:func:`agreement.syntaxgym.prediction_table`). Returns the summary dict."""
     directory = Path(directory)
     results = build_results(scored, rng=rng, humans=humans)
     summary = summary_dict(results)
     summary["testsets"] = list(testsets)
     # method, reader notes and per-paradigm figures from elsewhere (formats.published)
     extras = {"method": method, "notes": list(notes) or None, "humans": paradigm_humans,
-              "reference": reference, "scoring": scoring or None}
+              "reference": reference, "scoring": scoring or None, "syntaxgym": syntaxgym or None}
     summary.update({k: v for k, v in extras.items() if v is not None})
     plots.plot_by_construction(summary, directory / "accuracy_by_construction.png")
     plots.plot_by_attractors(summary, directory / "accuracy_by_attractors.png")

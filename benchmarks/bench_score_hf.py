@@ -88,7 +88,7 @@ def main() -> None:
     ap.add_argument("--naive-items", type=int, default=410, help="items the naive way is timed on")
     ap.add_argument("--batch-size", type=int, default=32)
     args = ap.parse_args()
-    from formats.papertab import load_testset
+    from formats.testsets import load_testset
     from agreement.score import target_query
 
     if not PAPER_EN.with_suffix(".text").is_file():

@@ -34,7 +34,7 @@ def blimp(pairs: int):
 
 
 def english(items: int):
-    from formats.papertab import load_testset
+    from formats.testsets import load_testset
     from agreement.score import target_query
 
     return [target_query(it) for it in load_testset(str(SHARED / "colorlessgreen/English/generated")).items[:items]]

@@ -16,7 +16,7 @@ from typing import Sequence
 
 from formats.errors import AgreeError, names_undecodable
 from formats.tsv import checked_rows
-from formats.papertab import read_paper_tab
+from formats.testsets.papertab import read_paper_tab
 
 HUMAN_COLUMNS = ("item_id", "variant", "votes_correct", "votes_wrong")
 

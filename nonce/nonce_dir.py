@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Sequence
 
-from formats.colorlessgreen import write_colorlessgreen
+from formats.testsets.colorlessgreen import write_colorlessgreen
 from formats.items import write_items
 from formats.manifest import atomic_output_dir, rooted, write_manifest
 from formats.vocab import vocab_path

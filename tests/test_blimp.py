@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from formats.blimp import PairSkips, join_words, read_blimp, split_words
+from formats.testsets.blimp import PairSkips, join_words, read_blimp, split_words
 from agreement.errors import AgreeError
-from formats.multiblimp import read_multiblimp
-from formats.papertab import detect_testset, load_testset
+from formats.testsets.multiblimp import read_multiblimp
+from formats.testsets import detect_testset, load_testset
 
 from conftest import run_agree, shared_path
 
@@ -116,7 +116,8 @@ def test_multiblimp_without_wrong_sen(tmp_path):
     path = tmp_path / "nld.tsv"
     path.write_text("sen\tverb\nDe hond loopt .\tloopt\n", encoding="utf-8")
     r = run(path, "--format", "multiblimp", "--out", tmp_path / "o")
-    assert (r.exit_code, r.stderr) == (1, f"Error: {path}: not a MultiBLiMP file (missing columns: wrong_sen)\n")
+    assert (r.exit_code, r.stderr) == (1, f"Error: {path}:1: not a MultiBLiMP file (missing columns: wrong_sen; "
+                                          "the header has sen, verb)\n")
 
 
 def unigram_model(root):

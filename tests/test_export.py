@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from formats.blimp import read_blimp
+from formats.testsets.blimp import read_blimp
 from conftest import run_agree
 from formats.items import Item, write_items
 

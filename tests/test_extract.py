@@ -1,4 +1,4 @@
-"""agreement.mining / agreement.extract / formats.colorlessgreen on a toy treebank
+"""agreement.mining / agreement.extract / formats.testsets.colorlessgreen on a toy treebank
 whose answers are known: subject-verb across a relative clause (kept), verb-object
 (rejected), a non-projective arc, a verb with no plural form, past tenses spelled
 alike, and a word whose rare plural reading must not count as an attractor."""
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from formats.colorlessgreen import read_colorlessgreen, write_colorlessgreen
+from formats.testsets.colorlessgreen import read_colorlessgreen, write_colorlessgreen
 from agreement.errors import AgreeError
 from agreement.extract import ExtractConfig, extract_items, parse_features
 from formats.vocab import vocab_words as read_vocab

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from formats.colorlessgreen import read_colorlessgreen
+from formats.testsets.colorlessgreen import read_colorlessgreen
 from agreement.extract import ExtractConfig, extract_items
 from conftest import run_agree, shared_path
 

@@ -210,7 +210,7 @@ def _smollm2() -> Path:
 @pytest.mark.integration
 @pytest.mark.slow
 def test_smollm2_gguf_on_paper_items(shared, tmp_path):
-    from formats.papertab import load_testset
+    from formats.testsets import load_testset
     from agreement.score import score_items
     from lm.hf_load import load_gguf_transformers
 

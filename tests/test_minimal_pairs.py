@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from conftest import run_agree
-from formats.colorlessgreen import read_colorlessgreen, write_colorlessgreen
+from formats.testsets.colorlessgreen import read_colorlessgreen, write_colorlessgreen
 from agreement.errors import AgreeError
-from formats.papertab import detect_testset, load_testset
+from formats.testsets import detect_testset, load_testset
 from formats.items import Item, write_items
 from lm.base import load_model
 

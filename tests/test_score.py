@@ -1,4 +1,4 @@
-"""agreement.score and formats.papertab: scoring items, model specs, the paper's files."""
+"""agreement.score and formats.testsets.papertab: scoring items, model specs, the paper's files."""
 from __future__ import annotations
 
 import json
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from agreement.errors import AgreeError
-from formats.papertab import (FREQ_MODEL, detect_testset, freq_baseline, load_testset,
-                                read_paper_tab, scores_from_column)
+from formats.testsets import detect_testset, load_testset
+from formats.testsets.papertab import FREQ_MODEL, freq_baseline, read_paper_tab, scores_from_column
 from formats.items import Item, write_items
 from formats.scored import SCORED_COLUMNS, ScoredItem, condition, write_scored
 from agreement.score import parse_model_specs, score_items
@@ -218,5 +218,6 @@ class TestDetect:
 
     def test_not_a_test_set(self, tmp_path):
         (tmp_path / "x.txt").write_text("hello\n")
-        with pytest.raises(AgreeError, match=r"x.txt: not a test set \(expected an items.tsv"):
+        with pytest.raises(AgreeError, match=r"x.txt: not a test set: it is a text file whose first "
+                                             r"line is 'hello'; for .txt files agree reads clams"):
             detect_testset(tmp_path / "x.txt")

@@ -55,9 +55,9 @@ def test_english_model_and_unigram(tmp_path, shared):
 
 @pytest.mark.parametrize("lang,n", [("Italian", 1190), ("English", 410)])
 def test_the_released_test_set_reads_the_same_items(shared, lang, n):
-    """The generated.text/.gold set (read by formats.colorlessgreen) and the evaluation
+    """The generated.text/.gold set (read by formats.testsets.colorlessgreen) and the evaluation
     output hold the same items, so outputs, judgments and our scores line up."""
-    from formats.papertab import load_testset
+    from formats.testsets import load_testset
 
     tab = load_testset(shared("colorlessgreen", lang, "best_model.tab"))
     generated = load_testset(shared("colorlessgreen", lang))

@@ -5,6 +5,7 @@ import click
 
 from agreement.options import CPUS, SIZE, WORKERS, device_option, invocation_argv, log, out_option, quiet_option, seed_option
 from agreement.score_dir import ScoreOptions, score_to_dir
+from formats.testsets import FORMATS
 
 
 @click.command()
@@ -28,9 +29,7 @@ from agreement.score_dir import ScoreOptions, score_to_dir
                    "sentence) > P(whole wrong sentence), summed over every word after the "
                    "model's sentence-start symbol (LSTM/transformer <eos>, KenLM <s>, unigram: "
                    "none), no end symbol, as BLiMP and lm-evaluation-harness.")
-@click.option("--format", "fmt", type=click.Choice(["auto", "items", "colorlessgreen", "paper-tab",
-                                                    "blimp", "multiblimp"]),
-              default="auto", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="Format of every TESTSET (auto: detected from each).")
 @click.option("--curve", is_flag=True,
               help="Learning curves: each --model is a run directory of `agree train-lm "
@@ -39,6 +38,9 @@ from agreement.score_dir import ScoreOptions, score_to_dir
                    "[SERIES=][step=N,tokens=M:]DIR); every point is scored as a model, and "
                    "learning_curve.tsv/png and a summary.md section (when each condition rises "
                    "above chance for good) are added.")
+@click.option("--lang", default=None, metavar="CODE",
+              help="Language of test sets whose files do not say it (CLAMS outside an xx_evalset "
+                   "folder); it names their constructions (en obj_rel_across_anim).")
 @click.option("--surprisal", is_flag=True,
               help="Also write tokens.tsv: per-word surprisal of both sentences of every item.")
 @click.option("--units", type=click.Choice(["nats", "bits"]), default="nats", show_default=True,
@@ -76,7 +78,7 @@ from agreement.score_dir import ScoreOptions, score_to_dir
 @out_option
 @seed_option
 @quiet_option
-def score(testsets, models, columns, humans, method, fmt, curve, surprisal, units, reference,
+def score(testsets, models, columns, humans, method, fmt, curve, lang, surprisal, units, reference,
           require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, executor, workers,
           ray_address, out, force, seed, quiet):
     """Score test sets with language models.
@@ -86,7 +88,10 @@ def score(testsets, models, columns, humans, method, fmt, curve, surprisal, unit
     TESTSET: an items.tsv (or its directory) from `agree extract`/`nonce`/`perturb`,
     the paper's generated.text/.gold/.eval set (with or without .tab; also the
     Linzen et al. 2016 subset with its 4-column .gold), a paper .tab file, BLiMP
-    .jsonl paradigms or MultiBLiMP .tsv files (a file or a directory). Writes to
+    .jsonl paradigms, MultiBLiMP .tsv files, CLAMS suites, Marvin & Linzen's
+    template pickles (read without running code), SyntaxGym suites (their own
+    predictions evaluated too: predictions.tsv), RuBLiMP and the BLiMP family
+    (--format lists them), each a file or a directory, as published. Writes to
     --out: items.tsv (one row per item and model; last column: the method),
     summary.json, summary.md, PNG plots, tokens.tsv with --surprisal, and
     manifest.json; prints the accuracy table (TSV, %) on stdout. All scores are
@@ -118,6 +123,9 @@ def score(testsets, models, columns, humans, method, fmt, curve, surprisal, unit
         --executor ray --workers 2 --threads 1 --out blimp-smol
       agree score ../shared/data/colorlessgreen/English/generated --model en-lstm --curve \\
         --out en-curve
+      agree score ../shared/data/clams/en_evalset ../shared/data/lm_syneval/templates \\
+        --model runs/kn5 --method sentence --out clams-ml
+      agree score ../shared/data/syntaxgym/json --model runs/kn5 --out sg
 
     \b
     Scoring conventions (every engine; each model's are in manifest.json "scoring"
@@ -130,7 +138,7 @@ def score(testsets, models, columns, humans, method, fmt, curve, surprisal, unit
                            surprisal=surprisal, units=units, require_in_vocab=require_in_vocab,
                            carry_state=carry_state, batch_size=batch_size, device=device, dtype=dtype,
                            engine=engine, threads=threads, executor=executor, workers=workers,
-                           ray_address=ray_address, curve=curve)
+                           ray_address=ray_address, curve=curve, lang=lang)
     run = score_to_dir(out, testsets, models, options, seed=seed, argv=invocation_argv(), force=force, quiet=quiet)
     click.echo(run.table, nl=False)
     log(f"wrote {run.rows} scored rows and the summary to {out}", quiet)

@@ -13,11 +13,13 @@ ungrammatical_feature the value of the wrong form (``Plur``)
 verb, wrong_verb     the two verb forms; ``verb_idx`` its position
 child, child_idx     the subject (the agreement cue) and its position
 head, head_idx       the verb's head, when it is not the verb
+num_attractors       nouns of the other number between cue and verb (the items'
+                     ``attractors``, so the per-attractor table sees them)
 ==================== =========================================================
 
 Other columns (an unnamed index column written by pandas, ids) are ignored; only
 ``sen`` and ``wrong_sen`` are required. A row becomes an Item by the rule of
-:mod:`formats.blimp` (whitespace words, final punctuation split off, the single
+:mod:`formats.testsets.blimp` (whitespace words, final punctuation split off, the single
 differing word is the target); the construction is ``<lang> <phenomenon>`` (or
 whichever of the two is present), so tables break down by language and phenomenon.
 
@@ -31,10 +33,13 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from formats.blimp import AGREE_FIELDS, PairSkips, expand_files, join_words, pair_item
 from formats.errors import AgreeError
 from formats.tsv import checked_rows, header_of
 from formats.items import Item
+from formats.testsets.blimp import (AGREE_FIELDS, PairSkips, expand_files, join_words, pair_item,
+                                    read_pairs_testset)
+from formats.testsets.registry import TestSetFormat, must_exist, register
+from formats.testsets.sniff import delimiter_note
 
 REQUIRED = ("sen", "wrong_sen")
 COLUMNS = ("sen", "verb", "verb_idx", "wrong_sen", "wrong_verb", "phenomenon", "lang",
@@ -46,6 +51,14 @@ def multiblimp_files(path: str | os.PathLike) -> list[Path]:
     if path.is_dir():
         return sorted(p for p in path.iterdir() if p.suffix == ".tsv" and p.is_file())
     return [path]
+
+
+def _first_line(path: Path) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _header(path: Path) -> list[str]:
@@ -73,12 +86,12 @@ def read_multiblimp(paths, skips: PairSkips | None = None) -> list[Item]:
             reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
             missing = [c for c in REQUIRED if c not in (header_of(reader, path) or [])]
             if missing:
-                raise AgreeError(f"{path}: not a MultiBLiMP file (missing columns: "
-                                 f"{', '.join(missing)})")
+                raise AgreeError(f"{path}:1: not a MultiBLiMP file (missing columns: {', '.join(missing)}; "
+                                 f"{delimiter_note(_first_line(path), chr(9))})")
             for n, row in enumerate(checked_rows(reader, path)):
                 if row["sen"] is None or row["wrong_sen"] is None:
                     raise AgreeError(f"{path}:{reader.line_num}: row has fewer columns than the header")
-                item = _item(row, path, n)
+                item = _item(row, path, n, reader.line_num)
                 if item is None:
                     skips.identical += 1
                 else:
@@ -86,7 +99,7 @@ def read_multiblimp(paths, skips: PairSkips | None = None) -> list[Item]:
     return items
 
 
-def _item(row: dict, path: Path, n: int) -> Item | None:
+def _item(row: dict, path: Path, n: int, line: int) -> Item | None:
     lang, phen = (row.get("lang") or "").strip(), (row.get("phenomenon") or "").strip()
     construction = " ".join(p for p in (lang, phen) if p) or path.stem
     extra = {k: row[k] for k in ("lang", "phenomenon", "grammatical_feature",
@@ -95,6 +108,11 @@ def _item(row: dict, path: Path, n: int) -> Item | None:
     agree = {k: row[k] for k in AGREE_FIELDS if row.get(k) not in (None, "")}
     number = row.get("grammatical_feature") or "_"
     agree.setdefault("agree_number", number)
+    attractors = (row.get("num_attractors") or "").strip()
+    if attractors and "agree_attractors" not in agree:
+        if not attractors.isdigit():
+            raise AgreeError(f"{path}:{line}: num_attractors is {attractors!r}, not a count")
+        agree["agree_attractors"] = attractors
     return pair_item(f"{path.stem}:{n}", construction, row["sen"], row["wrong_sen"],
                      extra=extra, agree=agree)
 
@@ -127,3 +145,21 @@ def write_multiblimp(items: Iterable[Item], path: str | os.PathLike, condition_o
             fh.write("\t".join(str(row[c]).replace("\t", " ") for c in header) + "\n")
             n += 1
     return n
+
+
+def _write(items, out_dir, condition_of, lang: str = "", **_options) -> dict[str, int]:
+    """One ``<condition>.tsv`` per condition (``lang``: its lang column)."""
+    items = list(items)
+    counts = {}
+    for cond in sorted({condition_of(it) for it in items}):
+        name = f"{cond.replace(':', '_').replace('/', '_')}.tsv"
+        counts[name] = write_multiblimp([it for it in items if condition_of(it) == cond],
+                                        Path(out_dir) / name, condition_of, lang=lang)
+    return counts
+
+
+FORMAT = register(TestSetFormat(
+    "multiblimp", "MultiBLiMP .tsv files with columns sen, wrong_sen (a file or a directory)",
+    lambda p: p if looks_like_multiblimp(p) else None,
+    lambda p, label, **_: read_pairs_testset(p, label, "multiblimp", read_multiblimp),
+    resolve=must_exist, write=_write, suffixes=(".tsv",)))

@@ -7,7 +7,7 @@ per line: ``sentence_good``, ``sentence_bad``, ``UID`` (the paradigm), ``linguis
 ``one_prefix_word_good``/``_bad``.
 
 A pair becomes one :class:`formats.items.Item` (:func:`pair_item`, shared with
-:mod:`formats.multiblimp`):
+:mod:`formats.testsets.multiblimp`):
 
 * words: each sentence split on whitespace, and a run of sentence-final ``.``/``?``/``!``
   split off the last word as its own token (``"herself."`` -> ``herself`` ``.``), as
@@ -37,6 +37,8 @@ from typing import Iterable, Sequence
 
 from formats.errors import AgreeError
 from formats.items import Item
+from formats.testsets.registry import TestSet, TestSetFormat, must_exist, register
+from formats.testsets.sniff import not_json_lines
 
 _FINAL_PUNCT = re.compile(r"^(.*?[^.?!])([.?!]+)$")
 #: fields our exporter adds so that a round trip restores the items
@@ -146,7 +148,8 @@ def _json(line: str, path: Path, lineno: int) -> dict:
     try:
         row = json.loads(line)
     except json.JSONDecodeError as e:
-        raise AgreeError(f"{path}:{lineno}: not JSON ({e.msg} at column {e.colno})") from None
+        raise AgreeError(f"{path}:{lineno}: " + (not_json_lines(path) or
+                                                  f"not JSON ({e.msg} at column {e.colno})")) from None
     if not isinstance(row, dict):
         raise AgreeError(f"{path}:{lineno}: not a JSON object")
     return row
@@ -161,6 +164,8 @@ def _blimp_item(row: dict, path: Path, lineno: int) -> Item | None:
     extra = {"paradigm": uid, "linguistics_term": row.get("linguistics_term", ""),
              "field": row.get("field", ""), "pair_id": str(pair_id)}
     agree = {k: row[k] for k in AGREE_FIELDS if k in row}
+    if row.get("one_prefix_method") is False:  # compared whole, never over a span (agreement.span)
+        extra["sentence_only"] = True
     return pair_item(f"{uid}:{pair_id}", uid, row["sentence_good"], row["sentence_bad"],
                      target_ok=row.get("one_prefix_method", True) is not False, extra=extra,
                      agree=agree)
@@ -227,3 +232,23 @@ def write_blimp(items: Iterable[Item], out_dir: str | os.PathLike, condition_of)
                 fh.write(json.dumps(blimp_row(it, uid, i), ensure_ascii=False) + "\n")
         counts[name] = len(group)
     return counts
+
+
+# --------------------------------------------------------------------------- registry
+
+def read_pairs_testset(path: Path, label: str, kind: str, reader) -> TestSet:
+    """A minimal-pair test set read by ``reader(path, skips)``, its skips as notes."""
+    skips = PairSkips()
+    items = reader(path, skips)
+    return TestSet(label, kind, tuple(items), notes=tuple(f"{label}: {n}" for n in skips.notes()))
+
+
+def _write(items, out_dir, condition_of, **_options) -> dict[str, int]:
+    return write_blimp(items, out_dir, condition_of)
+
+
+FORMAT = register(TestSetFormat(
+    "blimp", "BLiMP .jsonl paradigms with fields sentence_good, sentence_bad (a file or a directory)",
+    lambda p: p if looks_like_blimp(p) else None,
+    lambda p, label, **_: read_pairs_testset(p, label, "blimp", read_blimp),
+    resolve=must_exist, write=_write, suffixes=(".jsonl",)))

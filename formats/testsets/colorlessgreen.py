@@ -37,6 +37,7 @@ from typing import Iterable, Mapping, Sequence
 from formats.errors import AgreeError
 from formats.tsv import checked_rows, header_of
 from formats.items import Item
+from formats.testsets.registry import TestSet, TestSetFormat, register
 from treebanks.features import format_feats, parse_feats
 
 SUFFIXES = (".text", ".gold", ".eval", ".tab")
@@ -261,3 +262,40 @@ def _item(i, text_line, gold_line, row_a, row_b, evals, paths, features) -> Item
                 perturbation="original" if r["type"] == "original" else "nonce",
                 extra={"pattern": pattern, "constr_id": cid, "text_target": text_target,
                        "freq_correct": int(r["freq"]), "freq_wrong": int(rows["wrong"]["freq"])})
+
+
+# --------------------------------------------------------------------------- registry
+
+_GENERATED = ("generated.text", "generated.gold", "generated.eval")
+
+
+def _recognise(path: Path) -> Path | None:
+    """A directory holding generated.text and .gold, one of those files, or a prefix."""
+    if path.is_dir():
+        return path / "generated" if all((path / f).is_file() for f in _GENERATED[:2]) else None
+    if path.is_file():
+        if path.name in _GENERATED or (path.suffix in (".text", ".gold", ".eval")
+                                       and path.with_suffix(".gold").is_file()):
+            return path.with_suffix("")
+        return None
+    return path if path.with_name(path.name + ".gold").is_file() else None
+
+
+def _read(path: Path, label: str, **_options) -> TestSet:
+    return TestSet(label, "colorlessgreen", tuple(read_colorlessgreen(path)))
+
+
+def _resolve(path: Path) -> Path:
+    """The prefix of a set named with ``--format colorlessgreen``; a file that is not one
+    of the set's is an error saying so (it has no ``FILE.text`` to look for)."""
+    if path.is_file() and path.suffix not in SUFFIXES:
+        raise AgreeError(f"{path}: not one of the paper's set files (colorlessgreen reads a directory "
+                         "holding generated.text and generated.gold, the prefix .../generated, or one "
+                         f"of its {'/'.join(SUFFIXES)} files)")
+    return _prefix(path)
+
+
+FORMAT = register(TestSetFormat(
+    "colorlessgreen", "the paper's generated.text/.gold/.eval set (a directory, the prefix "
+    ".../generated, or one of those files; with or without .tab)",
+    _recognise, _read, resolve=_resolve, suffixes=SUFFIXES))

@@ -1,4 +1,4 @@
-"""The paper's tab-separated evaluation files, and telling test-set formats apart.
+"""The paper's tab-separated evaluation files (the ``paper-tab`` test-set format).
 
 Gulordava et al. release, per language, ``generated.tab`` (the test set, two rows per
 sentence: the correct and the wrong candidate form) and evaluation outputs with the
@@ -9,18 +9,7 @@ See ``../shared/data/colorlessgreen/README-evaluation_output.md``.
 The files were written with CSV quoting (a field holding ``"`` is quoted and the
 quote doubled), so they are read with the csv module's default quoting.
 
-A TESTSET argument of ``agree score`` is one of (:func:`detect_testset`):
-``items``           our ``items.tsv`` or a directory holding one;
-``colorlessgreen``  the paper's ``generated.{text,gold,eval}`` set (a directory, a path
-                    prefix such as ``.../generated``, or one of those files);
-``paper-tab``       a paper ``.tab`` file (``generated.tab`` or an evaluation output);
-``blimp``           BLiMP ``.jsonl`` paradigms (a file or a directory of them,
-                    :mod:`formats.blimp`);
-``multiblimp``      MultiBLiMP ``.tsv`` files (a file or a directory, :mod:`formats.multiblimp`).
-
-The ``colorlessgreen`` kind covers every set the paper released: with or without
-``.tab`` (Russian, Hebrew), and the Linzen et al. (2016) subset with its 4-column ``.gold``.
-``--format`` names the kind instead of detecting it (:data:`FORMATS`).
+The other test-set formats, and telling them apart: :mod:`formats.testsets`.
 """
 from __future__ import annotations
 
@@ -30,13 +19,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from formats.errors import AgreeError, names_undecodable
-from formats.items import ITEMS_FILE, Item, read_items
+from formats.errors import AgreeError
+from formats.items import Item
 from formats.scored import ScoredItem
-from formats.blimp import PairSkips, looks_like_blimp, read_blimp
-from formats.colorlessgreen import read_colorlessgreen
 from formats.tsv import checked_rows, header_of
-from formats.multiblimp import looks_like_multiblimp, read_multiblimp
+from formats.testsets.registry import TestSet, TestSetFormat, register
 
 #: Columns of the paper's .tab files that are not model outputs.
 STANDARD_COLUMNS = ("pattern", "constr_id", "sent_id", "correct_number", "form", "class", "type",
@@ -45,9 +32,6 @@ STANDARD_COLUMNS = ("pattern", "constr_id", "sent_id", "correct_number", "form",
 _REQUIRED = ("pattern", "constr_id", "sent_id", "form", "class", "type", "prefix")
 #: Name of the pseudo-model made from the ``freq`` column (the paper's unigram baseline).
 FREQ_MODEL = "unigram[freq]"
-_GENERATED = ("generated.text", "generated.gold", "generated.eval")
-#: the values of ``agree score --format`` (``auto``: detect)
-FORMATS = ("auto", "items", "colorlessgreen", "paper-tab", "blimp", "multiblimp")
 
 
 @dataclass(frozen=True)
@@ -172,25 +156,7 @@ def freq_baseline(table: PaperTable, testset: str = ""):
             for it, (c, w) in zip(table.items, table.values["freq"])]
 
 
-# --------------------------------------------------------------------------- detection
-
-@dataclass(frozen=True)
-class TestSet:
-    """A loaded TESTSET argument.
-
-    label  the argument as given (used as ``testset`` in the scored items)
-    kind   ``items``, ``colorlessgreen`` or ``paper-tab``
-    items  its items
-    table  the parsed .tab for ``paper-tab`` (model columns, ``freq``), else None
-    notes  what the reader skipped and why (for stderr and summary.md)
-    """
-    __test__ = False  # not a pytest class
-    label: str
-    kind: str
-    items: tuple[Item, ...]
-    table: PaperTable | None = None
-    notes: tuple[str, ...] = ()
-
+# --------------------------------------------------------------------------- registry
 
 def _first_line(path: Path) -> str:
     try:
@@ -200,64 +166,18 @@ def _first_line(path: Path) -> str:
         return ""
 
 
-def testset_files(path: Path) -> list[Path]:
-    """The files a test set was read from (a path prefix stands for its generated.*)."""
-    return [path] if path.exists() else sorted(path.parent.glob(path.name + ".*"))
+def _recognise(path: Path) -> Path | None:
+    """A file whose header starts with pattern, constr_id, sent_id."""
+    if path.is_file() and _first_line(path).rstrip("\r\n").split("\t")[:3] == ["pattern", "constr_id", "sent_id"]:
+        return path
+    return None
 
 
-def detect_testset(path: str | os.PathLike, fmt: str = "auto") -> tuple[str, Path]:
-    """Which kind of test set ``path`` is, and the path to hand to its reader
-    (``fmt``: one of :data:`FORMATS`; ``auto`` detects)."""
-    path = Path(path)
-    if fmt not in FORMATS:
-        raise AgreeError(f"unknown test-set format {fmt!r} (known: {', '.join(FORMATS)})")
-    if fmt in ("blimp", "multiblimp"):
-        if not path.exists():
-            raise AgreeError(f"{path}: no such file or directory")
-        return fmt, path
-    if fmt == "paper-tab":
-        return fmt, path
-    if fmt == "items":
-        return fmt, (path / ITEMS_FILE if path.is_dir() else path)
-    if fmt == "colorlessgreen":
-        return fmt, (path / "generated" if path.is_dir() else
-                     path.with_suffix("") if path.suffix in (".text", ".gold", ".eval", ".tab") else path)
-    if looks_like_blimp(path):
-        return "blimp", path
-    if looks_like_multiblimp(path):
-        return "multiblimp", path
-    if path.is_dir():
-        if (path / ITEMS_FILE).is_file():
-            return "items", path / ITEMS_FILE
-        if all((path / f).is_file() for f in _GENERATED[:2]):
-            return "colorlessgreen", path / "generated"
-    elif path.is_file():
-        header = _first_line(path).rstrip("\r\n").split("\t")
-        if "item_id" in header and "tokens" in header:
-            return "items", path
-        if header[:3] == ["pattern", "constr_id", "sent_id"]:
-            return "paper-tab", path
-        if path.name in _GENERATED or (path.suffix in (".text", ".gold", ".eval")
-                                       and path.with_suffix(".gold").is_file()):
-            return "colorlessgreen", path.with_suffix("")
-    elif path.with_name(path.name + ".gold").is_file():
-        return "colorlessgreen", path
-    raise AgreeError(f"{path}: not a test set (expected an items.tsv or a directory holding one, "
-                     "the paper's generated.text/.gold/.eval set, a paper .tab file, BLiMP .jsonl "
-                     "or MultiBLiMP .tsv files)")
+def _read(path: Path, label: str, **_options) -> TestSet:
+    table = read_paper_tab(path)
+    return TestSet(label, "paper-tab", table.items, table)
 
 
-@names_undecodable
-def load_testset(path: str | os.PathLike, fmt: str = "auto") -> TestSet:
-    """Detect (or take ``fmt``) and read one TESTSET argument."""
-    kind, target = detect_testset(path, fmt)
-    if kind in ("blimp", "multiblimp"):
-        skips = PairSkips()
-        items = (read_blimp if kind == "blimp" else read_multiblimp)(target, skips)
-        return TestSet(str(path), kind, tuple(items), notes=tuple(f"{path}: {n}" for n in skips.notes()))
-    if kind == "items":
-        return TestSet(str(path), kind, tuple(read_items(target)))
-    if kind == "paper-tab":
-        table = read_paper_tab(target)
-        return TestSet(str(path), kind, table.items, table)
-    return TestSet(str(path), kind, tuple(read_colorlessgreen(target)))
+FORMAT = register(TestSetFormat(
+    "paper-tab", "a paper .tab file (generated.tab or an evaluation output with model columns)",
+    _recognise, _read, suffixes=(".tab",)))

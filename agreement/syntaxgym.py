@@ -1,0 +1,152 @@
+"""SyntaxGym's own predictions, evaluated as SyntaxGym defines them (cpllab/syntaxgym-core):
+every condition sentence of every item is scored word by word; a region's surprisal is
+the sum (the suite's ``metric``; or the mean) of its words' surprisals in **bits**
+(-log2 P, SyntaxGym's unit, which matters only for formulas with constants); a
+prediction holds for an item when its formula (:mod:`formats.testsets.sgformula`) is
+true of those region surprisals. Accuracy is per prediction, item by item, and for all
+of a suite's predictions at once (an item counts when every prediction holds), as
+SyntaxGym reports a suite.
+
+A region's words are its content split on whitespace; the sentence-final punctuation
+the minimal-pair readers split off the last word stays with the last region. Words the
+model does not know are scored as its unknown-word symbol, as in the rest of agree.
+
+``predictions.tsv`` (one row per model, suite, prediction and item) is written by
+:func:`write_predictions`; columns :data:`COLUMNS`.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from tqdm import tqdm
+
+from formats.testsets.blimp import split_words
+from formats.testsets.sgformula import evaluate
+
+#: columns of predictions.tsv
+COLUMNS = ("model", "group", "testset", "suite", "prediction", "formula", "item", "holds")
+PREDICTIONS_FILE = "predictions.tsv"
+_LOG2 = math.log(2.0)
+
+
+@dataclass(frozen=True)
+class PredictionOutcome:
+    """Whether one prediction of a suite holds for one item under one model."""
+    model: str
+    group: str
+    testset: str
+    suite: str
+    prediction: int
+    formula: str
+    item: int
+    holds: bool
+
+
+def region_words(regions) -> list[list[str]]:
+    """Words per region (``regions``: (number, content) pairs), final punctuation split
+    off the last word of the sentence as the minimal-pair items split it."""
+    words = [content.split() for _, content in regions]
+    last = max((k for k, w in enumerate(words) if w), default=None)
+    if last is not None:
+        words[last] = words[last][:-1] + list(split_words(words[last][-1]))
+    return words
+
+
+def _sentences(suites) -> tuple[list[list[str]], list[tuple]]:
+    """Every condition sentence of every suite as words, and per sentence (suite index,
+    item index, condition, ((region number, first word, end), ...))."""
+    sentences, where = [], []
+    for s, (_, suite) in enumerate(suites):
+        for i, it in enumerate(suite.items):
+            for cond, regions in it.conditions.items():
+                words, spans, pos = [], [], 0
+                for (number, _), ws in zip(regions, region_words(regions)):
+                    spans.append((number, pos, pos + len(ws)))
+                    words += ws
+                    pos += len(ws)
+                sentences.append(words)
+                where.append((s, i, cond, tuple(spans)))
+    return sentences, where
+
+
+def _aggregate(values: np.ndarray, metric: str) -> float:
+    if metric == "mean":
+        return float(np.mean(values)) if len(values) else float("nan")
+    return float(np.sum(values))
+
+
+def evaluate_suites(suites: Sequence[tuple[str, object]], scorers, groups: dict | None = None,
+                    quiet: bool = False, chunk_size: int = 256) -> list[PredictionOutcome]:
+    """Every prediction of every (test-set label, suite), item by item, for each scorer."""
+    if not suites:
+        return []
+    sentences, where = _sentences(suites)
+    out: list[PredictionOutcome] = []
+    for scorer in scorers:
+        logps: list[np.ndarray] = []
+        bar = tqdm(total=len(sentences), desc=f"SyntaxGym regions {scorer.name}", unit="sentence",
+                   disable=quiet)
+        for start in range(0, len(sentences), chunk_size):
+            logps += scorer.word_logprobs(sentences[start:start + chunk_size])
+            bar.update(min(chunk_size, len(sentences) - start))
+        bar.close()
+        surprisal: dict[tuple[int, int], dict] = {}
+        for (s, i, cond, spans), lp in zip(where, logps):
+            metric = suites[s][1].metric
+            cell = surprisal.setdefault((s, i), {})
+            for number, a, b in spans:  # natural log -> bits, negated: surprisal
+                cell[(cond, number)] = -_aggregate(np.asarray(lp[a:b], dtype=np.float64), metric) / _LOG2
+        group = (groups or {}).get(scorer.name) or scorer.kind or scorer.name
+        for s, (label, suite) in enumerate(suites):
+            for i, it in enumerate(suite.items):
+                for p in suite.predictions:
+                    out.append(PredictionOutcome(scorer.name, group, label, suite.name, p.index, p.formula,
+                                                 it.number, bool(evaluate(p.node, surprisal[(s, i)]))))
+    return out
+
+
+def prediction_table(outcomes: Sequence[PredictionOutcome]) -> list[dict]:
+    """Accuracy per model, suite and prediction, and, for a suite of several predictions,
+    for all of them at once (``prediction`` ``all``: the items where every one holds)."""
+    cells: dict[tuple, list] = {}
+    every: dict[tuple, dict] = {}
+    for o in outcomes:
+        suite = (o.model, o.group, o.testset, o.suite)
+        cells.setdefault(suite + (str(o.prediction), o.formula), []).append(o.holds)
+        whole = every.setdefault(suite, {})
+        whole[o.item] = whole.get(o.item, True) and o.holds
+    for suite, per_item in every.items():
+        if sum(k[:4] == suite for k in cells) > 1:
+            cells[suite + ("all", "every prediction")] = list(per_item.values())
+    return [{"model": m, "group": g, "testset": t, "suite": s, "prediction": p, "formula": f,
+             "items": len(v), "holds": int(sum(v)), "accuracy": round(100.0 * sum(v) / len(v), 4)}
+            for (m, g, t, s, p, f), v in cells.items()]
+
+
+def write_predictions(path: str | os.PathLike, outcomes: Sequence[PredictionOutcome]) -> int:
+    """Write predictions.tsv (columns :data:`COLUMNS`); returns the rows written."""
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write("\t".join(COLUMNS) + "\n")
+        for o in outcomes:
+            fh.write("\t".join((o.model, o.group, o.testset, o.suite, str(o.prediction),
+                                o.formula.replace("\t", " "), str(o.item), "1" if o.holds else "0")) + "\n")
+    return len(outcomes)
+
+
+def markdown_lines(table: Sequence[dict]) -> list[str]:
+    """summary.md's section: one row per suite, prediction and model."""
+    if not table:
+        return []
+    out = ["## SyntaxGym predictions", "",
+           "Each suite's own predictions, item by item, as SyntaxGym evaluates them: region surprisals "
+           "in bits (the suite's metric over the region's words), the formula true or false per item. "
+           "`all`: items for which every prediction of the suite holds.", "",
+           "| suite | prediction | formula | model | items | holds | accuracy % |", "|---|---|---|---|---|---|---|"]
+    for r in table:
+        out.append(f"| {r['suite']} | {r['prediction']} | `{r['formula']}` | {r['model']} | {r['items']} | "
+                   f"{r['holds']} | {r['accuracy']:.1f} |")
+    return out + [""]
