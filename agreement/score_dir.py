@@ -172,8 +172,8 @@ def _load_sets(testsets, fmt: str, method: str, quiet: bool, root=None, lang: st
         ts = load_testset(rooted(root, t), fmt, lang=lang)
         if root is not None:
             ts = dataclasses.replace(ts, label=str(t))
-        dropped_by_readers.update(ts.notes)   # identical pairs: a warning below, even with --quiet
-        notes += list(ts.notes) + [n for n in [multiword_note(ts.label, ts.items, method)] if n]
+        dropped_by_readers.update(ts.notes)   # skipped pairs: a warning below, even with --quiet
+        notes += list(ts.notes) + list(ts.info) + [n for n in [multiword_note(ts.label, ts.items, method)] if n]
         kept, skipped = split_for_method(ts.items, method)
         if skipped:
             notes.append(f"{ts.label}: {skipped} of {len(ts.items)} pairs skipped by --method target "

@@ -17,8 +17,8 @@ import contextlib
 import logging
 import os
 import socket
+import subprocess
 import sys
-import threading
 from typing import Callable, Sequence
 
 from agreement.errors import DOMAIN_ERRORS, AgreeError
@@ -36,7 +36,6 @@ MAX_RESTARTS = 3
 #: seconds to wait for a cluster's address to answer, and for Ray to start or join one
 CONNECT_TIMEOUT_S = 5.0
 JOIN_TIMEOUT_S = 30.0
-START_TIMEOUT_S = 120.0
 #: shards queued per actor: one scoring, one waiting (the actor never idles on the driver)
 IN_FLIGHT = 2
 
@@ -81,28 +80,17 @@ class RayExecutor(Executor):
     def _init(self, source: str = "", **kw) -> None:
         where = f"the Ray cluster at {literal(kw['address'])} ({source})" if "address" in kw \
             else "a local Ray cluster"
-        outcome: list = []
-
-        def init() -> None:
-            try:
+        if "address" in kw:
+            _probe(kw["address"], where)
+        # ray.init runs in this (the main) thread: started from another thread, the
+        # connection to the cluster's control store dies a minute later (Ray 2.60)
+        try:
+            with _quiet_fd2("address" in kw):
                 # Ray's own log lines would break "one Error: line"; its workers' output too
                 self.ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
                               configure_logging=True, **kw)
-                outcome.append(None)
-            except (ConnectionError, RuntimeError, ValueError, TimeoutError) as e:
-                outcome.append(e)
-
-        # something that answers at the address but is not a Ray cluster makes ray.init
-        # retry for minutes: wait a bounded time, in a thread that cannot hold up the exit
-        thread = threading.Thread(target=init, daemon=True)
-        timeout = JOIN_TIMEOUT_S if "address" in kw else START_TIMEOUT_S
-        with _quiet_fd2("address" in kw):
-            thread.start()
-            thread.join(timeout)
-        if not outcome:
-            raise FieldError(f"{where} did not answer as a Ray cluster within {timeout:.0f} s")
-        if outcome[0] is not None:
-            raise FieldError(f"cannot start or join {where}: {literal(_first_line(outcome[0]))}")
+        except (ConnectionError, RuntimeError, ValueError, TimeoutError) as e:
+            raise FieldError(f"cannot start or join {where}: {literal(_first_line(e))}") from None
         self._disconnect = True
 
     def _check_capacity(self) -> None:
@@ -243,6 +231,31 @@ def _check_reachable(address: str, source: str) -> None:
         reason = e.strerror or str(e) or type(e).__name__
         raise FieldError(f"cannot reach the Ray cluster at {literal(address)} ({source}): "
                          f"{literal(reason)}") from None
+
+
+#: joins the cluster at argv[1] and leaves; prints why not on stdout (one line)
+_PROBE = """import logging, sys
+import ray
+try:
+    ray.init(address=sys.argv[1], include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+except Exception as e:
+    print((str(e).strip().splitlines() or [type(e).__name__])[0]); sys.exit(1)
+ray.shutdown()
+"""
+
+
+def _probe(address: str, where: str) -> None:
+    """Join ``address`` once in a child process, bounded in time: something that answers
+    there but is not a Ray cluster makes ray.init retry for minutes, and a Ray call cannot
+    be bounded from another thread of this process (see RayExecutor._init)."""
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE, address], capture_output=True, text=True,
+                              timeout=JOIN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise FieldError(f"{where} did not answer as a Ray cluster within {JOIN_TIMEOUT_S:.0f} s") from None
+    if done.returncode != 0:
+        reason = (done.stdout.strip().splitlines() or ["the probe failed"])[-1]
+        raise FieldError(f"cannot start or join {where}: {literal(reason)}")
 
 
 def _first_line(e: BaseException) -> str:

@@ -230,9 +230,9 @@ def _read(path: Path, label: str, lang: str | None = None, **_options) -> TestSe
     items = read_clams(path, lang, skips)
     attracted = sum(it.attractors > 0 for it in items)
     notes = [f"{label}: {n}" for n in skips.notes()]
-    notes.append(f"{label}: {len(items)} CLAMS pairs from {len(skips.files)} suite(s); {attracted} "
-                 "with an attractor (a word of the other number before the target, inferred from the pairs)")
-    return TestSet(label, "clams", tuple(items), notes=tuple(notes))
+    info = [f"{label}: {len(items)} CLAMS pairs from {len(skips.files)} suite(s); {attracted} "
+            "with an attractor (a word of the other number before the target, inferred from the pairs)"]
+    return TestSet(label, "clams", tuple(items), notes=tuple(notes), info=tuple(info))
 
 
 FORMAT = register(TestSetFormat(

@@ -37,7 +37,8 @@ class TestSet:
     kind    the format's name (``items``, ``colorlessgreen``, ``blimp`` ...)
     items   its items
     table   the parsed .tab for ``paper-tab`` (model columns, ``freq``), else None
-    notes   what the reader skipped and why (for stderr and summary.md)
+    notes   what the reader skipped and why (warnings on stderr, and summary.md)
+    info    what the reader found, said for people (stderr unless --quiet, and summary.md)
     suites  SyntaxGym suites (regions, conditions, predictions), evaluated after scoring
     """
     __test__ = False  # not a pytest class
@@ -47,6 +48,7 @@ class TestSet:
     table: object = None
     notes: tuple[str, ...] = ()
     suites: tuple = ()
+    info: tuple[str, ...] = ()
 
 
 def default_files(path: Path) -> list[Path]:

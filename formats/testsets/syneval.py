@@ -155,12 +155,11 @@ def _read(path: Path, label: str, **_options) -> TestSet:
         items += read_syneval(f, skips, other)
     notes = [f"{label}: {n}" for n in skips.notes()]
     triples = sum(it.construction.endswith(NPI_PARTNERS[1]) for it in items)
-    if triples:
-        notes.append(f"{label}: {triples} NPI triples give 2 pairs each (the grammatical sentence "
-                     "against the intrusive licensor and against no licensor)")
+    info = [f"{label}: {triples} NPI triples give 2 pairs each (the grammatical sentence "
+            "against the intrusive licensor and against no licensor)"] if triples else []
     if other[0]:
         notes.append(f"{label}: {other[0]} tuple(s) of neither 2 nor 3 sentences skipped")
-    return TestSet(label, "lm-syneval", tuple(items), notes=tuple(notes))
+    return TestSet(label, "lm-syneval", tuple(items), notes=tuple(notes), info=tuple(info))
 
 
 FORMAT = register(TestSetFormat(

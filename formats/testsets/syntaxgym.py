@@ -180,10 +180,10 @@ def _read(path: Path, label: str, **_options) -> TestSet:
     for s in suites:
         items += suite_pairs(s, skips)
     notes = [f"{label}: {n}" for n in skips.notes()]
-    notes += [f"{label}: SyntaxGym suite {s.name}: {len(s.items)} items, {len(s.predictions)} prediction(s) "
-              f"(evaluated on region surprisals, metric {s.metric}) and "
-              f"{sum(it.construction == s.name for it in items)} whole-sentence pairs" for s in suites]
-    return TestSet(label, "syntaxgym", tuple(items), notes=tuple(notes), suites=suites)
+    info = [f"{label}: SyntaxGym suite {s.name}: {len(s.items)} items, {len(s.predictions)} prediction(s) "
+            f"(evaluated on region surprisals, metric {s.metric}) and "
+            f"{sum(it.construction == s.name for it in items)} whole-sentence pairs" for s in suites]
+    return TestSet(label, "syntaxgym", tuple(items), notes=tuple(notes), suites=suites, info=tuple(info))
 
 
 FORMAT = register(TestSetFormat(
