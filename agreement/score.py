@@ -33,11 +33,12 @@ import numpy as np
 from tqdm import tqdm
 
 from agreement.errors import AgreeError
+from formats.detok import space_after as rule_spacing
 from formats.items import Item
 from formats.manifest import rooted
 from formats.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredItem
-from lm.base import TargetQuery, load_model, read_config
+from lm.base import TargetQuery, Words, load_model, read_config
 from lm.gguf_load import load_gguf
 from lm.hf_load import _check_dir  # light: transformers is imported only to load
 
@@ -216,16 +217,24 @@ def _score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) -
     return logp
 
 
-def sentence_pair(item: Item) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The whole correct and wrong sentences of an item (words): the wrong one kept by a
-    minimal-pair reader (``extra["wrong_tokens"]``), else the correct one with the wrong
-    form at the target."""
-    good = target_query(item).words
+def sentence_pair(item: Item) -> tuple[Words, Words]:
+    """The whole correct and wrong sentences of an item, as words with the spacing of
+    the text as written (:class:`lm.base.Words`): the wrong one kept by a minimal-pair
+    reader (``extra["wrong_tokens"]``/``["wrong_spaces"]``), else the correct one with
+    the wrong form at the target."""
+    q = target_query(item)
     bad = item.extra.get("wrong_tokens")
+    spaces = item.extra.get("wrong_spaces")
     if bad is None:
-        bad = list(good)
+        bad = list(q.words)
         bad[item.target_index] = item.wrong
-    return tuple(good), tuple(bad)
+        spaces = q.space_after
+    return Words(q.words, q.space_after), Words(bad, _fitting(spaces, bad))
+
+
+def _fitting(spaces, words):
+    """The flags when they fit the words (one each), else the detokenization rule's."""
+    return tuple(spaces) if spaces is not None and len(spaces) == len(words) else rule_spacing(words)
 
 
 def target_usable(item: Item) -> bool:
@@ -249,7 +258,8 @@ def target_query(item: Item) -> TargetQuery:
     the two candidate forms, correct first."""
     words = list(item.tokens) if len(item.tokens) > item.target_index else list(item.prefix) + [item.correct]
     words[item.target_index] = item.correct
-    return TargetQuery(tuple(words), item.target_index, (item.correct, item.wrong))
+    return TargetQuery(tuple(words), item.target_index, (item.correct, item.wrong),
+                       _fitting(item.spacing if len(item.tokens) == len(words) else None, words))
 
 
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,

@@ -46,8 +46,9 @@ class ScoreOptions:
     from_outputs: model columns of a paper .tab used instead of models; humans,
     reference: judgment and published-accuracy files; surprisal/units: tokens.tsv;
     batch_size, device, dtype, engine, threads: model options (None: the backend's
-    default); torch_threads: torch's CPU threads while scoring (None: torch's own
-    setting; speed only, so not recorded)."""
+    default); convention: the text subword models read (:mod:`lm.pieces`);
+    torch_threads: torch's CPU threads while scoring (None: torch's own setting;
+    speed only, so not recorded)."""
     method: str = "target"
     fmt: str = "auto"
     from_outputs: tuple[str, ...] = ()
@@ -63,10 +64,12 @@ class ScoreOptions:
     engine: str | None = None
     threads: int | None = None
     torch_threads: int | None = None
+    convention: str = "agree"
 
     def model_options(self) -> dict:
         return {k: v for k, v in (("batch_size", self.batch_size), ("device", self.device), ("dtype", self.dtype),
-                                  ("engine", self.engine), ("threads", self.threads)) if v is not None}
+                                  ("engine", self.engine), ("threads", self.threads),
+                                  ("convention", self.convention)) if v is not None}
 
 
 def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequence[str],
@@ -111,7 +114,7 @@ def _parameters(testsets, specs, o: ScoreOptions, seed: int) -> dict:
             "from_outputs": o.from_outputs, "humans": o.humans, "require_in_vocab": o.require_in_vocab,
             "carry_state": o.carry_state, "batch_size": o.batch_size, "device": o.device, "dtype": o.dtype,
             "engine": o.engine, "threads": o.threads, "seed": seed, "method": o.method, "format": o.fmt,
-            "surprisal": o.surprisal, "units": o.units, "reference": o.reference}
+            "surprisal": o.surprisal, "units": o.units, "reference": o.reference, "convention": o.convention}
 
 
 def _humans(humans: Path | None, sets, quiet: bool) -> HumanIndex | None:

@@ -18,6 +18,10 @@ A pair becomes one :class:`formats.items.Item` (:func:`pair_item`, shared with
   otherwise the target is the first differing position and the pair can be scored
   only with ``--method sentence`` (``extra["target_ok"]`` is False). BLiMP's own
   ``one_prefix_method: false`` also makes a pair sentence-only, as BLiMP intends;
+* the text as written is kept: each sentence's spacing (``herself.``: no space
+  before the ``.``) as the item's ``space_after`` and ``extra["wrong_spaces"]``, so
+  that a subword model reads the published strings exactly (runs of whitespace read
+  as one space, the ends stripped: :mod:`formats.spacing`);
 * the bad sentence's words are kept in ``extra["wrong_tokens"]`` (never written to
   items.tsv); a pair whose two sentences are identical is skipped and counted (it
   cannot tell anything), never scored.
@@ -37,6 +41,7 @@ from typing import Iterable, Sequence
 
 from formats.errors import AgreeError
 from formats.items import Item
+from formats.spacing import spacing_of
 
 _FINAL_PUNCT = re.compile(r"^(.*?[^.?!])([.?!]+)$")
 #: fields our exporter adds so that a round trip restores the items
@@ -96,7 +101,9 @@ def pair_item(item_id: str, construction: str, good: str, bad: str, *, target_ok
         cue_index=min(int(agree.get("agree_cue_index", 0)), max(t - 1, 0)), target_index=t,
         attractors=int(agree.get("agree_attractors", 0)), punct=False,
         perturbation=str(agree.get("agree_perturbation", "original")),
-        extra={**(extra or {}), "wrong_tokens": b, "target_ok": bool(single and target_ok)})
+        extra={**(extra or {}), "wrong_tokens": b, "wrong_spaces": spacing_of(bad, b),
+               "target_ok": bool(single and target_ok)},
+        space_after=spacing_of(good, g))
 
 
 # --------------------------------------------------------------------------- reading

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import string
 from pathlib import Path
 
 import numpy as np
@@ -31,10 +32,13 @@ def tiny(tmp_path_factory):
     return {k: build_tiny(k, root / k) for k in ("gpt2", "llama", "bert")}
 
 
-def _starts(tok, v):
-    """Word-start tokens, found independently of lm.hf_causal."""
+def _starts(tok, v, punctuation=True):
+    """Tokens that cannot continue a word, found independently of lm.hf_causal: a space
+    marker first, a special token, or (text as written) a punctuation mark first."""
     toks = tok.convert_ids_to_tokens(list(range(len(tok))))
-    ids = [i for i, t in enumerate(toks) if t.startswith(("Ġ", "▁"))] + list(tok.all_special_ids)
+    marks = set(string.punctuation)
+    ids = [i for i, t in enumerate(toks) if t.startswith(("Ġ", "▁", "Ċ", "ĉ"))
+           or (punctuation and t[:1] in marks)] + list(tok.all_special_ids)
     return sorted(set(i for i in ids if i < v))
 
 

@@ -5,6 +5,7 @@ import click
 
 from agreement.options import POSITIVE_INT, device_option, invocation_argv, log, out_option, quiet_option, seed_option
 from agreement.score_dir import ScoreOptions, score_to_dir
+from lm.pieces import CONVENTIONS, DEFAULT, check_convention
 
 
 @click.command()
@@ -54,13 +55,22 @@ from agreement.score_dir import ScoreOptions, score_to_dir
                    "is under half the available memory, else llama.cpp (quantized weights as stored); "
                    "the choice is said on stderr.")
 @click.option("--threads", type=click.IntRange(min=1), default=None,
-              help="CPU threads for the llama.cpp engine (default: every CPU this process may use).")
+              help="CPU threads while scoring, every engine (llama.cpp default: every CPU this "
+                   "process may use; torch: its own default, OMP_NUM_THREADS).")
+@click.option("--convention", type=click.Choice(list(CONVENTIONS)), default=DEFAULT, show_default=True,
+              help="What subword (Hugging Face, GGUF) models read. agree: BOS + the text as written "
+                   "(the items' spacing, e.g. 'herself.'), tokenized once, = minicons "
+                   "sequence_score with bos_token=True. lm-eval: BOS + ' ' + the text "
+                   "(lm-evaluation-harness's BLiMP string). minicons: minicons' default (no BOS; "
+                   "the first token is not scored; --method sentence only). words: the "
+                   "tokenized words, each encoded alone (agree before 0.2). Word-level models "
+                   "(LSTM, KenLM, unigram) always read words.")
 @out_option
 @seed_option
 @quiet_option
 def score(testsets, models, columns, humans, method, fmt, surprisal, units, reference,
-          require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, out, force,
-          seed, quiet):
+          require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, convention, out,
+          force, seed, quiet):
     """Score test sets with language models.
 
     Score agreement test sets with language models and compare them with humans.
@@ -95,13 +105,16 @@ def score(testsets, models, columns, humans, method, fmt, surprisal, units, refe
     Scoring conventions (every engine; each model's are in manifest.json "scoring"
     and one line per model in summary.md): natural log; a sentence is scored after
     the model's own BOS token, added once; every word including the first is
-    scored; a subword word is its own pieces (" " + word after the first) times the
-    probability that the next piece starts a new word; a tie is never correct.
+    scored; a subword model reads the text as written (--convention) and a word's
+    value is the pieces it owns (character offsets), times, for the target method,
+    the probability that the next piece cannot continue the word; a tie is never
+    correct.
     """
     options = ScoreOptions(method=method, fmt=fmt, from_outputs=columns, humans=humans, reference=reference,
                            surprisal=surprisal, units=units, require_in_vocab=require_in_vocab,
                            carry_state=carry_state, batch_size=batch_size, device=device, dtype=dtype,
-                           engine=engine, threads=threads)
+                           engine=engine, threads=threads, torch_threads=threads,
+                           convention=check_convention(convention, method))
     run = score_to_dir(out, testsets, models, options, seed=seed, argv=invocation_argv(), force=force, quiet=quiet)
     click.echo(run.table, nl=False)
     log(f"wrote {run.rows} scored rows and the summary to {out}", quiet)
