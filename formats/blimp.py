@@ -72,19 +72,30 @@ class PairSkips:
     """Counts of pairs a reader dropped, by reason (reported on stderr and in summary.md)."""
     identical: int = 0
     files: list = field(default_factory=list)
+    empty: int = 0
+
+    def count(self, good: str, bad: str) -> None:
+        """Count a pair :func:`pair_item` turned down (None), by its reason."""
+        if not good.split() or not bad.split():
+            self.empty += 1
+        else:
+            self.identical += 1
 
     def notes(self) -> list[str]:
         out = []
         if self.identical:
             out.append(f"{self.identical} pair(s) skipped: the two sentences are identical")
+        if self.empty:
+            out.append(f"{self.empty} pair(s) skipped: a sentence is empty")
         return out
 
 
 def pair_item(item_id: str, construction: str, good: str, bad: str, *, target_ok: bool = True,
               extra: dict | None = None, agree: dict | None = None) -> Item | None:
-    """One minimal pair as an Item (rule in the module docstring); None when identical."""
+    """One minimal pair as an Item (rule in the module docstring); None when the two
+    are identical or one is empty (:meth:`PairSkips.count` tells which)."""
     g, b = split_words(good), split_words(bad)
-    if g == b:
+    if g == b or not g or not b:
         return None
     diff = [i for i, (x, y) in enumerate(zip(g, b)) if x != y]
     single = len(g) == len(b) and len(diff) == 1
@@ -141,9 +152,10 @@ def read_blimp(paths: str | os.PathLike | Iterable, skips: PairSkips | None = No
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                item = _blimp_item(_json(line, path, lineno), path, lineno)
+                row = _json(line, path, lineno)
+                item = _blimp_item(row, path, lineno)
                 if item is None:
-                    skips.identical += 1
+                    skips.count(row["sentence_good"], row["sentence_bad"])
                 else:
                     items.append(item)
     return items

@@ -67,8 +67,11 @@ class HFBase(Scorer):
     def tokenize(self, text: str, special: bool = False):
         """(ids, character offsets) of ``text``; ``special``: with the tokenizer's own
         special tokens (offsets (0, 0))."""
-        enc = self.tok(text, add_special_tokens=special, return_offsets_mapping=special
-                       or self.convention != "words")
+        try:
+            enc = self.tok(text, add_special_tokens=special, return_offsets_mapping=special
+                           or self.convention != "words")
+        except Exception as e:  # noqa: BLE001 - tokenizers raise their own kinds (bad UTF-8 ...)
+            raise LMError(f"{self.name}: the tokenizer cannot encode {text!r} ({e})") from None
         return enc["input_ids"], enc.get("offset_mapping") or [(0, 0)] * len(enc["input_ids"])
 
     #: the id the convention prepends (causal: BOS); None: nothing (masked models frame
@@ -106,7 +109,10 @@ class HFBase(Scorer):
         """The word's piece ids as word 0 (``first``) or as a later word."""
         key = (word, first)
         if key not in self._ids:
-            ids = tuple(self.tok.encode(word if first else " " + word, add_special_tokens=False))
+            try:
+                ids = tuple(self.tok.encode(word if first else " " + word, add_special_tokens=False))
+            except Exception as e:  # noqa: BLE001 - as in tokenize
+                raise LMError(f"{self.name}: the tokenizer cannot encode {word!r} ({e})") from None
             if not ids:
                 raise LMError(f"{self.name}: the tokenizer gives no piece for {word!r}")
             self._ids[key] = ids

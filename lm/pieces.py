@@ -175,16 +175,17 @@ def offsets_from_pieces(text: str, pieces: Sequence[bytes]) -> list[tuple[int, i
     char_at[pos] = len(text)
     out, b = [], -shift
     for p in pieces:
-        s, e = b, b + len(p)
-        out.append((_char(char_at, max(s, 0)), _char(char_at, max(e, 0))))
-        b = e
+        s, e = max(b, 0), max(b + len(p), 0)
+        # a piece that starts or ends inside a character (byte fallback) covers all of it
+        out.append((_char(char_at, s, -1), _char(char_at, e, 1) if e > s else _char(char_at, s, -1)))
+        b += len(p)
     return out
 
 
-def _char(char_at: dict, b: int) -> int:
-    """The character holding byte ``b`` (a piece may end inside a character)."""
+def _char(char_at: dict, b: int, step: int) -> int:
+    """The character offset at byte ``b``, moving by ``step`` to a character boundary."""
     while b not in char_at:
-        b -= 1
+        b += step
     return char_at[b]
 
 
