@@ -242,7 +242,9 @@ class LlamaCppScorer(Scorer):
         enc = self.try_encoded(sentence)
         if enc is None:
             return [[] for _ in sentence]
-        return enc.word_pieces(len(sentence), lambda t: self._piece_bytes(t).decode("utf-8", "replace"))
+        # as tokens.tsv writes them: a space is spelled ▁ (pieces are space-separated there)
+        return enc.word_pieces(len(sentence), lambda t: self._piece_bytes(t).decode("utf-8", "replace")
+                               .replace(" ", "\u2581"))
 
     def _word_tokens(self, word: str, i: int) -> tuple[int, ...]:
         return self._tokens(word if i == 0 else " " + word)
@@ -353,6 +355,8 @@ class LlamaCppScorer(Scorer):
             "bos_token": f"{self.bos} ({self.bos_source})",
             "bos_added": "once, by agree" if self.convention != "minicons" else "the tokenizer's own",
             "convention": self.convention, "text": CONVENTIONS[self.convention],
+            "first_token": "every word including the first is scored after BOS"
+                           if self.convention != "minicons" else "the first token conditions only",
             "word_end_correction": "target method: x P(next token cannot continue the word: starts "
                                    "with whitespace" + (" or punctuation" if self.convention != "words"
                                                         else "") + ", or ends the text)",
