@@ -7,34 +7,36 @@ makes of it. Conventions (the same as the transformers engine's, see
 
 * natural log; log-softmax over the full vocabulary in fp32, in numpy, from
   llama.cpp's fp32 logits;
-* a sentence is scored after the model's BOS token (``llama_vocab_bos``; EOS when
-  the model has none), prepended once by us: text is tokenized with
-  ``add_special=False, parse_special=False``;
-* word 0 is tokenized alone, word i>0 as ``" " + word``; a word's pieces are
-  exactly its own tokens (no merges across words);
+* what is read is the scorer's convention (:mod:`lm.pieces`; default: the model's
+  BOS token (``llama_vocab_bos``; EOS when the model has none), prepended once by
+  us, then the text as written, tokenized once with ``add_special=False,
+  parse_special=False``); the pieces' bytes give their character offsets (llama.cpp
+  has no offsets API), and a word owns the pieces that start in it;
 * target method: P(word | prefix) = product of its pieces' probabilities x
-  P(the next token starts a new word or ends the text | prefix, word); the
-  word-end mass sums the tokens whose text starts with whitespace plus the
-  end-of-generation tokens (a vocabulary mask made once). The Pimentel & Meister
-  denominator P(word start | prefix) is the same for both candidates and cancels,
-  so it is not computed;
+  P(the next token cannot continue the word | prefix, word); the word-end mass
+  sums the tokens whose text starts with whitespace or (text as written) an ASCII
+  punctuation mark, plus the end-of-generation tokens (a vocabulary mask made
+  once). The Pimentel & Meister denominator P(word start | prefix) is the same for
+  both candidates and cancels, so it is not computed;
 * sentence method: the sum of all piece log-probabilities after BOS, no
-  end-of-sentence symbol, no word-end factor; a word's log-prob is the sum of its
-  pieces, so word log-probs sum exactly to the sentence's.
+  end-of-sentence symbol, no word-end factor; a word's log-prob is the sum of the
+  pieces it owns, so word log-probs sum exactly to the sentence's.
 
 Speed: a shared prefix is evaluated once. For a target query the prefix's tokens
 go into the batch once, tagged with one sequence id per candidate (llama.cpp
 stores a token shared by several sequences once, as ``llama_memory_seq_cp``
 would leave it), followed by each candidate's pieces on its own sequence; for the
-sentence method, neighbouring sentences that open with the same tokens (a BLiMP
-pair, good then bad) have their shared opening decoded once. Many
+sentence method, sentences that open with the same tokens (a BLiMP pair's two,
+wherever they are: :func:`lm.openings.group_openings`) have their shared opening
+decoded once. Many
 groups go into one ``llama_decode`` call (several sequences in one batch).
 A sequence (a sentence, or a prefix + candidate) longer than the context window
 is skipped (NaN score) and counted in ``skipped`` (``skipped_over_context`` in
 :meth:`LlamaCppScorer.conventions`); never a crash.
 
 Batch invariance, measured: one sequence per decode matches llama-cpp-python's own
-one-sequence API to 1e-5 nats, and small batches match it to under 1e-4; with many
+one-sequence API to 1e-5 nats; with llama-cpp-python 0.3.36 even two sequences in
+one decode can move a sentence by 0.03-0.16 nats (tests/test_llamacpp.py); with many
 sequences in one decode the numbers drift: on 160 BLiMP pairs the largest difference
 from one-at-a-time was 0.4 nats per sentence with shared openings and 0.6 without; on
 100 paper items 0.26 nats per candidate; choices were the same on 64 of 64 pairs and
@@ -57,15 +59,16 @@ from lm.base import Scorer, TargetQuery, space_after_of
 from lm.errors import FieldError, LMError
 from lm.gguf import read_gguf_info
 from lm.llamacpp_decode import Group, run_groups
+from lm.openings import group_openings
 from lm.pieces import (CONVENTIONS, DEFAULT, Encoded, check_convention, encode, offsets_from_pieces,
                        spaces_of, word_sums)
 from formats.files import sha256_of
 
 #: llama.cpp's limit on distinct sequences in one context (LLAMA_MAX_SEQ)
 MAX_SEQ = 256
-#: sentences sharing an opening decoded together (sentence method): neighbours in
-#: the input (a BLiMP pair), at most two -- on six sentences, six on one opening
-#: drifted 0.17 nats from one-sequence scoring, pairs under 0.005
+#: sentences sharing an opening decoded together (sentence method): at most two --
+#: on six sentences, six on one opening drifted 0.17 nats from one-sequence scoring,
+#: pairs under 0.005
 MAX_GROUP = 2
 
 
@@ -312,20 +315,14 @@ class LlamaCppScorer(Scorer):
         return out
 
     def _sentence_token_logprobs(self, seqs: list[list[int]]) -> list[np.ndarray]:
-        """Log-probs of tokens 1.. of each sequence (NaN for a skipped one)."""
-        shared, members = [], []
-        for i, s in enumerate(seqs):
-            if members and self.share_prefix and len(members[-1]) < MAX_GROUP:
-                c = _common(seqs[members[-1][0]], s)
-                if c >= 2 and (len(members[-1]) == 1 or c >= shared[-1]):
-                    members[-1].append(i)
-                    shared[-1] = c
-                    continue
-            members.append([i])
-            shared.append(len(s))
+        """Log-probs of tokens 1.. of each sequence (NaN for a skipped one). Sequences
+        that open alike (a pair's two sentences, wherever they are in the list) are
+        grouped by :func:`lm.openings.group_openings`, at most MAX_GROUP together."""
+        groups = group_openings(seqs, max_group=MAX_GROUP if self.share_prefix else 1)
+        members = [list(g.members) for g in groups]
         built = []
-        for c, idx in zip(shared, members):
-            c = max(0, min(c, max(len(seqs[i]) for i in idx) - 1))
+        for g, idx in zip(groups, members):
+            c = g.shared if len(idx) > 1 else len(seqs[idx[0]]) - 1
             built.append(Group(seqs[idx[0]][:c], [seqs[i][c:] for i in idx], True, False))
         self._run(built)
         out: list[np.ndarray] = [None] * len(seqs)
@@ -366,14 +363,6 @@ class LlamaCppScorer(Scorer):
             "threads": self.threads, "n_ctx": self.n_ctx, "gpu_offload": self.gpu,
             "skipped_over_context": self.skipped, "skipped_unencodable": self.skipped_unencodable,
         }
-
-
-def _common(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
 
 
 def load_llamacpp(path: str | os.PathLike, **options) -> LlamaCppScorer:
