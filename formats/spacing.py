@@ -65,10 +65,3 @@ def spacing_of(text: str, words: Sequence[str]) -> tuple[bool, ...] | None:
         flags[-1] = False
     return tuple(flags)
 
-
-def parse_flags(value: str, n: int) -> tuple[bool, ...]:
-    """A ``space_after`` list as written (``1 1 0``) -> flags; :class:`AgreeError` on junk."""
-    parts = value.split(" ") if value else []
-    if len(parts) != n or any(p not in ("0", "1") for p in parts):
-        raise AgreeError(f"space_after {value!r}: expected {n} flags of 0/1")
-    return tuple(p == "1" for p in parts)

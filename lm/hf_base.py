@@ -7,7 +7,7 @@ import contextlib
 from typing import Sequence
 
 from lm.base import Scorer, space_after_of
-from lm.device import resolve_device
+from lm.device import cpu_has_bf16, resolve_device
 from lm.errors import FieldError, LMError
 from lm.pieces import CONVENTIONS, DEFAULT, Encoded, check_convention, encode
 
@@ -43,6 +43,7 @@ class HFBase(Scorer):
         self.tok = tokenizer
         self.dtype, self.batch_size = dtype, int(batch_size)
         self.threads = None if threads is None else int(threads)
+
         self._ids: dict[tuple[str, bool], tuple[int, ...]] = {}
         self._enc: dict[tuple, Encoded] = {}
         self.skipped_unencodable = 0
@@ -129,13 +130,20 @@ class HFBase(Scorer):
         except LMError:
             return False
 
+    def _bf16_note(self) -> str:
+        if self.dtype != "bfloat16" or self.device.type != "cpu":
+            return ""
+        native = cpu_has_bf16()
+        return {True: " (native on this CPU)", False: " (emulated: this CPU has no bf16 "
+                "instructions, so slower than float32)", None: ""}[native]
+
     def conventions(self) -> dict:
         import transformers  # lazy: heavy, and already loaded by the model's loader
 
         out = super().conventions()
         out.update({"engine": f"transformers {transformers.__version__}", "source": self.source,
                     "convention": self.convention, "text": CONVENTIONS[self.convention],
-                    "dtype": f"{self.dtype} weights, fp32 output layer and log-softmax",
+                    "dtype": f"{self.dtype} weights{self._bf16_note()}, fp32 output layer and log-softmax",
                     "batch_size": f"{self.batch_size} sequences per forward pass",
                     "threads": self.threads if self.threads is not None else "torch's default",
                     "skipped_unencodable": self.skipped_unencodable})

@@ -383,3 +383,29 @@ def test_cli_records_what_the_model_read(tiny, tmp_path, monkeypatch):
     assert not first[0][7].startswith("Ġ") and first[-1][6] == "." and first[-1][7] == "."
     md = (out / "summary.md").read_text()
     assert "convention `agree`" in md
+
+
+def test_convention_errors_name_the_options(tiny, tmp_path):
+    items = _items(tmp_path / "items")
+    out = tmp_path / "out"
+    r = run_agree("score", str(items), "--model", f"hf:{tiny['gpt2']}", "--convention", "minicons",
+                  "--out", str(out), "-q")
+    line = _one_error(r, out)
+    assert "--convention minicons scores whole sentences only" in line and "--method sentence" in line
+    r = run_agree("score", str(items), "--model", str(tiny["bert"]), "--convention", "lm-eval",
+                  "--out", str(out), "-q")
+    assert "--convention lm-eval is a causal model's convention" in _one_error(r, out)
+
+
+def test_bf16_is_reported_native_or_emulated(tiny, tmp_path, monkeypatch):
+    from lm import device, hf_base
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu avx2 fma\n")
+    assert device.cpu_has_bf16(str(info)) is False
+    info.write_text("flags\t\t: fpu avx512f avx512_bf16\n")
+    assert device.cpu_has_bf16(str(info)) is True
+    monkeypatch.setattr(hf_base, "cpu_has_bf16", lambda: False)
+    s = load_hf_dir(tiny["gpt2"], device="cpu", dtype="bfloat16")
+    assert "emulated" in s.conventions()["dtype"]
+    assert "emulated" not in load_hf_dir(tiny["gpt2"], device="cpu").conventions()["dtype"]
