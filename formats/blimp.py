@@ -175,6 +175,12 @@ def _blimp_item(row: dict, path: Path, lineno: int) -> Item | None:
     missing = [k for k in ("sentence_good", "sentence_bad") if not isinstance(row.get(k), str)]
     if missing:
         raise AgreeError(f"{path}:{lineno}: not a BLiMP pair (missing {', '.join(missing)})")
+    for k in ("sentence_good", "sentence_bad"):
+        try:
+            row[k].encode("utf-8")
+        except UnicodeEncodeError as e:   # JSON escapes can spell lone surrogates
+            raise AgreeError(f"{path}:{lineno}: {k} is not Unicode text (a lone surrogate "
+                             f"{row[k][e.start]!r} at character {e.start + 1})") from None
     uid = str(row.get("UID") or path.stem)
     pair_id = row.get("pairID", row.get("pair_id", lineno - 1))
     extra = {"paradigm": uid, "linguistics_term": row.get("linguistics_term", ""),

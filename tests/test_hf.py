@@ -409,3 +409,17 @@ def test_bf16_is_reported_native_or_emulated(tiny, tmp_path, monkeypatch):
     s = load_hf_dir(tiny["gpt2"], device="cpu", dtype="bfloat16")
     assert "emulated" in s.conventions()["dtype"]
     assert "emulated" not in load_hf_dir(tiny["gpt2"], device="cpu").conventions()["dtype"]
+
+
+def test_cli_pair_longer_than_the_context_is_counted_in_summary(tiny, tmp_path):
+    long = " ".join(["the dog"] * 80)
+    data = tmp_path / "pairs.jsonl"
+    data.write_text(json.dumps({"sentence_good": long + " runs.", "sentence_bad": long + " run.", "UID": "p"}) + "\n"
+                    + json.dumps({"sentence_good": "The dog runs.", "sentence_bad": "The dog run.", "UID": "p"}) + "\n")
+    out = tmp_path / "out"
+    r = run_agree("score", str(data), "--model", f"hf:{tiny['gpt2']}", "--method", "sentence", "--out", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    md = (out / "summary.md").read_text()
+    assert "Note: gpt2: 2 sequence(s) longer than the model's context skipped" in md
+    rows = (out / "items.tsv").read_text().splitlines()[1:]
+    assert sum(r.split("\t")[-1] == "1" for r in rows) == 1      # that pair is undecidable

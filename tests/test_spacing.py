@@ -188,3 +188,11 @@ def test_perturbations_keep_and_change_the_spacing():
     out = d.to_item("marks:1", 3)
     assert out.text == "They don't run thedogs, said."
     assert out.tokens == ("They", "do", "n't", "run", "thedogs", ",", "said", ".")
+
+
+def test_sentence_that_is_not_unicode_text_is_one_error(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"sentence_good": "The dog runs.", "sentence_bad": "The dog run."}\n'
+                    '{"sentence_good": "The dog \\ud800 runs.", "sentence_bad": "The dog run."}\n')
+    with pytest.raises(AgreeError, match=r"x.jsonl:2: sentence_good is not Unicode text \(a lone surrogate"):
+        read_blimp(path)
