@@ -327,7 +327,8 @@ class _ItemBuilder:
             tokens=tuple(_word(t.form) for t in tokens), pos=tuple(t.upos for t in tokens),
             feats=tuple(t.feats for t in tokens), correct=_word(target.form), wrong=_word(wrong),
             lemma=target.lemma, number=",".join(arc.value), cue_index=arc.cue, target_index=arc.target,
-            attractors=attractors, punct=any(t.upos == "PUNCT" for t in context))
+            attractors=attractors, punct=any(t.upos == "PUNCT" for t in context),
+            space_after=tuple(t.space_after for t in tokens[:-1]) + (False,))  # none after the end
 
 
     def explain_rejections(self, key) -> str:

@@ -35,14 +35,15 @@ import numpy as np
 from tqdm import tqdm
 
 from agreement.errors import AgreeError
-from agreement.score_checks import check_finite
+from agreement.score_checks import check_finite, counted_skips
 from agreement.span import span_logprobs, target_span
 from agreement.syntaxgym import evaluate_suites
+from formats.detok import space_after as rule_spacing
 from formats.items import Item
 from formats.manifest import rooted
 from formats.testsets.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredItem
-from lm.base import TargetQuery, load_model, read_config
+from lm.base import TargetQuery, Words, load_model, read_config
 from lm.gguf_load import load_gguf
 from lm.hf_load import _check_dir  # light: transformers is imported only to load
 
@@ -207,6 +208,7 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
 
 def score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) -> np.ndarray:
     """(n, 2) natural-log scores of one chunk: targets, or whole sentences."""
+    before = counted_skips(scorer)
     if method == "sentence" or on_words is not None:
         pairs = [sentence_pair(it) for it in batch]
         words = scorer.word_logprobs([g for g, _ in pairs] + [b for _, b in pairs])
@@ -214,12 +216,12 @@ def score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) ->
         # the sum of the per-word log-probabilities is the sentence's (lm.base.Scorer)
         logp = np.array([[float(np.sum(g)), float(np.sum(b))] for g, b in zip(good, bad)],
                         dtype=np.float64).reshape(len(batch), 2)
-        check_finite(scorer.name, batch, logp, labels)     # before tokens.tsv gets a word
+        check_finite(scorer.name, batch, logp, labels, counted_skips(scorer) - before)  # before tokens.tsv
         if on_words is not None:
             on_words(scorer, batch, labels, good, bad)
     if method != "sentence":
         logp = _target_logprobs(scorer, batch)
-    check_finite(scorer.name, batch, logp, labels)
+    check_finite(scorer.name, batch, logp, labels, counted_skips(scorer) - before)
     return logp
 
 
@@ -237,20 +239,29 @@ def _target_logprobs(scorer, batch: Sequence[Item]) -> np.ndarray:
     out = np.empty((len(batch), 2), dtype=np.float64)  # spans: P(span | prefix), agreement.span
     out[one] = logp
     many = [j for j, s in enumerate(spans) if s is not None]
-    out[many] = span_logprobs(scorer, [batch[j] for j in many], [spans[j] for j in many])
+    out[many] = span_logprobs(scorer, [batch[j] for j in many], [spans[j] for j in many],
+                              [sentence_pair(batch[j]) for j in many])
     return out
 
 
-def sentence_pair(item: Item) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The whole correct and wrong sentences of an item (words): the wrong one kept by a
-    minimal-pair reader (``extra["wrong_tokens"]``), else the correct one with the wrong
-    form at the target."""
-    good = target_query(item).words
+def sentence_pair(item: Item) -> tuple[Words, Words]:
+    """The whole correct and wrong sentences of an item, as words with the spacing of
+    the text as written (:class:`lm.base.Words`): the wrong one kept by a minimal-pair
+    reader (``extra["wrong_tokens"]``/``["wrong_spaces"]``), else the correct one with
+    the wrong form at the target."""
+    q = target_query(item)
     bad = item.extra.get("wrong_tokens")
+    spaces = item.extra.get("wrong_spaces")
     if bad is None:
-        bad = list(good)
+        bad = list(q.words)
         bad[item.target_index] = item.wrong
-    return tuple(good), tuple(bad)
+        spaces = q.space_after
+    return Words(q.words, q.space_after), Words(bad, _fitting(spaces, bad))
+
+
+def _fitting(spaces, words):
+    """The flags when they fit the words (one each), else the detokenization rule's."""
+    return tuple(spaces) if spaces is not None and len(spaces) == len(words) else rule_spacing(words)
 
 
 def target_usable(item: Item) -> bool:
@@ -274,7 +285,8 @@ def target_query(item: Item) -> TargetQuery:
     the two candidate forms, correct first."""
     words = list(item.tokens) if len(item.tokens) > item.target_index else list(item.prefix) + [item.correct]
     words[item.target_index] = item.correct
-    return TargetQuery(tuple(words), item.target_index, (item.correct, item.wrong))
+    return TargetQuery(tuple(words), item.target_index, (item.correct, item.wrong),
+                       _fitting(item.spacing if len(item.tokens) == len(words) else None, words))
 
 
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,

@@ -59,7 +59,8 @@ class ScoreOptions:
     speed only, so not recorded); executor, workers, ray_address: where the models run
     (:mod:`agreement.executors`; the manifest records them under ``execution``);
     shard_size: items per shard (None: :data:`agreement.shards.SHARD_SIZE`); curve: the models
-    are the points of learning curves (:mod:`agreement.curve`)."""
+    are the points of learning curves (:mod:`agreement.curve`); convention: the text subword
+    models read (:mod:`lm.pieces`)."""
     method: str = "target"
     fmt: str = "auto"
     from_outputs: tuple[str, ...] = ()
@@ -81,10 +82,12 @@ class ScoreOptions:
     shard_size: int | None = None
     curve: bool = False
     lang: str | None = None  # a test set's language where its files do not say it (CLAMS)
+    convention: str = "agree"
 
     def model_options(self) -> dict:
         return {k: v for k, v in (("batch_size", self.batch_size), ("device", self.device), ("dtype", self.dtype),
-                                  ("engine", self.engine), ("threads", self.threads)) if v is not None}
+                                  ("engine", self.engine), ("threads", self.threads),
+                                  ("convention", self.convention)) if v is not None}
 
 
 def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequence[str],
@@ -150,7 +153,8 @@ def _parameters(testsets, specs, o: ScoreOptions, seed: int) -> dict:
             "carry_state": o.carry_state, "batch_size": o.batch_size, "device": o.device, "dtype": o.dtype,
             "engine": o.engine, "threads": o.threads, "seed": seed, "method": o.method, "format": o.fmt,
             "surprisal": o.surprisal, "units": o.units, "reference": o.reference,
-            **({"curve": True} if o.curve else {}), **({"lang": o.lang} if o.lang else {})}
+            **({"curve": True} if o.curve else {}), **({"lang": o.lang} if o.lang else {}),
+            "convention": o.convention}
 
 
 def _humans(humans: Path | None, sets, quiet: bool) -> HumanIndex | None:

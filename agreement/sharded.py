@@ -20,11 +20,12 @@ from agreement.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, Sha
                               items_digest, model_job, shard_tasks, testset_checksums, vocab_key)
 from formats.items import Item
 from formats.scored import ScoredItem
+from lm.base import space_after_of
 from lm.errors import FieldError
 from lm.gguf import choose_engine
 
 #: load options that change a model's scores (part of its shards' checksums)
-SCORED_OPTIONS = ("batch_size", "device", "dtype", "engine", "threads", "carry_state")
+SCORED_OPTIONS = ("batch_size", "device", "dtype", "engine", "threads", "carry_state", "convention")
 
 
 @dataclass
@@ -97,10 +98,11 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
             f"(kept), {len(missing)} to score", quiet)
         _score_missing(job, missing, len(kept_items), executor, store, quiet)
         executor.release(job)
-        counts = _records(job, tasks, v, [v.oov[i] for i in keep], [v.pieces_differ[i] for i in keep],
+        counts, notes = _records(job, tasks, v, [v.oov[i] for i in keep], [v.pieces_differ[i] for i in keep],
                           kept_labels, store, method, on_words, out)
         if scoring is not None:
-            scoring[job.spec.name] = {k: (x + counts[k] if k in counts else x) for k, x in v.conventions.items()}
+            scoring[job.spec.name] = {**{k: (x + counts[k] if k in counts else x)
+                                         for k, x in v.conventions.items()}, **notes}
     return out
 
 
@@ -132,9 +134,11 @@ def _score_missing(job: ModelJob, missing: Sequence[ShardTask], total: int, exec
 def _records(job: ModelJob, tasks: Sequence[ShardTask], v: VocabResult, oov, differ, labels,
              store: ShardStore, method: str, on_words, out: list) -> dict:
     """Append the model's ScoredItems (shards in order) to ``out``, hand each shard's
-    words to ``on_words``; returns the scorer's counts summed over shards."""
+    words to ``on_words``; returns the scorer's counts summed over shards and what it
+    noted while scoring (conventions that appeared or changed)."""
     name, group = job.spec.name, job.spec.group or v.kind or job.spec.name
     counts: dict = {}
+    notes: dict = {}
     for task in tasks:
         r = store.load_shard(job, task)
         s = task.start
@@ -142,21 +146,24 @@ def _records(job: ModelJob, tasks: Sequence[ShardTask], v: VocabResult, oov, dif
             out.append(ScoredItem(it, name, group, v.kind, float(r.logp[j, 0]), float(r.logp[j, 1]),
                                   oov[s + j], labels[s + j], method, differ[s + j]))
         if on_words is not None:
-            on_words(_Pieces(name, r.pieces or {}), task.items, labels[s:s + len(task.items)], r.good, r.bad)
+            on_words(_Pieces(name, r.pieces or []), task.items, labels[s:s + len(task.items)], r.good, r.bad)
         for k, x in r.counts.items():
             counts[k] = counts.get(k, 0) + x
-    return counts
+        for k, x in r.notes.items():   # the first shard's, as one process notes them first
+            notes.setdefault(k, x)
+    return counts, notes
 
 
 class _Pieces:
-    """A scored shard's answer to what tokens.tsv asks of a scorer: its name and each
-    word's pieces (as the worker's scorer gave them)."""
+    """A scored shard's answer to what tokens.tsv asks of a scorer: its name and the pieces
+    each word of a sentence owns (as the worker's scorer read that sentence)."""
 
-    def __init__(self, name: str, pieces: dict):
-        self.name, self._pieces = name, pieces
+    def __init__(self, name: str, pieces: list):
+        self.name = name
+        self._pieces = {(tuple(words), tuple(spaces)): p for words, spaces, p in pieces}
 
-    def word_pieces(self, word: str) -> list[str]:
-        return self._pieces[word]
+    def sentence_pieces(self, sentence) -> list[list[str]]:
+        return self._pieces[(tuple(sentence), tuple(space_after_of(sentence) or ()))]
 
 
 class ShardedScoring:

@@ -71,12 +71,13 @@ class ShardTask:
 class ShardResult:
     """A scored shard: ``logp`` (n, 2) natural logs (correct, wrong); with ``words``:
     ``good``/``bad`` per-word natural logs of each item's two sentences and ``pieces``
-    (word -> the model's pieces); ``counts``: what the scorer counted
+    (per sentence read: its words, spacing and the pieces each word owns); ``counts``: what the scorer counted
     while scoring it (e.g. llama.cpp's skipped_over_context), summed over shards."""
     logp: np.ndarray
     good: list | None = None
     bad: list | None = None
-    pieces: dict | None = None
+    pieces: list | None = None
+    notes: dict = field(default_factory=dict)
     counts: dict = field(default_factory=dict)
 
 
@@ -185,12 +186,13 @@ class ShardStore:
                 seqs = getattr(result, name)
                 arrays[name] = np.concatenate([np.asarray(s, np.float64) for s in seqs]) if seqs else np.zeros(0)
                 arrays[name + "_len"] = np.array([len(s) for s in seqs], dtype=np.int64)
-        meta = {"pieces": result.pieces, "counts": result.counts, "items": len(task.items)}
+        meta = {"pieces": result.pieces, "counts": result.counts, "notes": result.notes, "items": len(task.items)}
         self._save(self._path(job, task.key), arrays, meta)
 
     def load_shard(self, job: ModelJob, task: ShardTask) -> ShardResult:
         arrays, meta = self._load(self._path(job, task.key))
-        out = ShardResult(arrays["logp"], pieces=meta.get("pieces"), counts=meta.get("counts") or {})
+        out = ShardResult(arrays["logp"], pieces=meta.get("pieces"), counts=meta.get("counts") or {},
+                          notes=meta.get("notes") or {})
         if task.words:
             out.good, out.bad = (_split(arrays[n], arrays[n + "_len"]) for n in ("good", "bad"))
         return out

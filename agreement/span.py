@@ -63,10 +63,13 @@ def target_span(item: Item) -> tuple[int, int, int] | None:
     return start, end_good, end_bad
 
 
-def span_logprobs(scorer, items: Sequence[Item], spans: Sequence[tuple[int, int, int]]) -> np.ndarray:
+def span_logprobs(scorer, items: Sequence[Item], spans: Sequence[tuple[int, int, int]],
+                  pairs: Sequence | None = None) -> np.ndarray:
     """(n, 2) natural-log P(good span | prefix), P(bad span | prefix): sums of the
-    whole sentences' :meth:`word_logprobs` over each span."""
-    pairs = [pair_words(it) for it in items]
+    whole sentences' :meth:`word_logprobs` over each span. ``pairs``: the sentences as
+    the scorer should read them (words with the spacing of the text as written,
+    :func:`agreement.score.sentence_pair`); default: the items' words."""
+    pairs = list(pairs) if pairs is not None else [pair_words(it) for it in items]
     words = scorer.word_logprobs([g for g, _ in pairs] + [b for _, b in pairs])
     n = len(items)
     out = np.empty((n, 2), dtype=np.float64)

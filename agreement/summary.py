@@ -222,6 +222,7 @@ def _method_lines(summary: dict) -> list[str]:
     elif method == "target":
         out += ["Method: target: natural-log P(correct form | prefix) > P(wrong form | prefix).", ""]
     out += [f"Note: {n}" for n in summary.get("notes", [])] + ([""] if summary.get("notes") else [])
+    out += _text_lines(summary.get("scoring") or {})
     h = summary.get("humans") or {}
     if h.get("per_paradigm"):
         out += [f"Humans: per-paradigm share of raters agreeing with the label, from `{h['source']}` "
@@ -230,6 +231,21 @@ def _method_lines(summary: dict) -> list[str]:
         out += [f"Columns marked (published): accuracies published in `{summary['reference']['source']}`, "
                 "not computed here; their `all` row is the mean over the matched paradigms.", ""]
     return out
+
+
+def _text_lines(scoring: dict) -> list[str]:
+    """What the subword models read (their convention), and their counted skips."""
+    out = []
+    read = {(c["convention"], c.get("text", "")) for c in scoring.values() if c.get("convention")}
+    for name, text in sorted(read):
+        out.append(f"Text read by subword models: convention `{name}`: {text}.")
+    for model, c in scoring.items():
+        for key, why in (("skipped_over_context", "longer than the model's context"),
+                         ("skipped_unencodable", "that its tokenizer cannot encode (or empty)")):
+            if c.get(key):
+                out.append(f"Note: {model}: {c[key]} sequence(s) {why} skipped; their items are "
+                           "undecidable.")
+    return out + ([""] if out else [])
 
 
 def _breakdown_row(cells: dict, labels: list[str], cond: str, v) -> list[str]:

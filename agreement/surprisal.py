@@ -11,8 +11,10 @@ model        the model's name
 sentence     ``correct`` (the grammatical sentence) or ``wrong``
 token_index  0-based word position
 word         the word
-pieces       the pieces the model read for it, space-separated (the word itself
-             for word-level models; sentencepiece pieces for subword models)
+pieces       the pieces the model read for it in this sentence, space-separated, as
+             fed (the word itself for word-level models; for subword models the
+             pieces of the text it read that the word owns, by character offsets:
+             ``There`` at the start, ``Ġis`` after a space, ``.`` attached)
 surprisal    -log P(word | sentence start, words before), in ``units``
 ============ ================================================================
 
@@ -50,14 +52,12 @@ class SurprisalWriter:
         self._fh.write("\t".join(COLUMNS) + "\n")
 
     def add(self, scorer, items: Sequence, testsets: Sequence[str], good, bad) -> None:
-        pieces: dict[str, str] = {}
         for item, label, g, b in zip(items, testsets, good, bad):
             for which, words, logps in zip(("correct", "wrong"), sentence_pair(item), (g, b)):
+                pieces = scorer.sentence_pieces(words)
                 for i, (word, lp) in enumerate(zip(words, logps)):
-                    if word not in pieces:
-                        pieces[word] = " ".join(scorer.word_pieces(word))
                     self._fh.write("\t".join((label, item.item_id, str(item.variant), scorer.name,
-                                              which, str(i), word, pieces[word],
+                                              which, str(i), word, " ".join(pieces[i]),
                                               repr(-float(lp) * self.factor))) + "\n")
                     self.rows += 1
 

@@ -37,6 +37,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from lm.pieces import spaces_of  # noqa: E402  (after the path is set)
 PAPER_EN = ROOT.parent / "shared" / "data" / "colorlessgreen" / "English" / "generated"
 
 
@@ -71,14 +72,14 @@ def naive(scorer, queries) -> np.ndarray:
     starts = scorer.start_mask.cpu()
     with torch.inference_mode():
         for i, q in enumerate(queries):
+            flags = spaces_of(q.words, q.space_after)[:q.index + 1]
             for j, cand in enumerate(q.candidates):
-                words = list(q.prefix) + [cand]
-                pieces = scorer.sentence_ids(words)
-                ids = [scorer.bos_id] + [t for w in pieces for t in w]
+                enc = scorer.encoded(list(q.prefix) + [cand], flags)   # BOS + the text as written
+                ids = list(enc.ids)
                 logits = scorer.model(torch.tensor([ids])).logits[0].float()
                 lp = torch.log_softmax(logits, -1)
-                n, m = len(ids), len(pieces[-1])
-                total = sum(lp[t - 1, ids[t]].item() for t in range(n - m, n))
+                n, first = len(ids), enc.owner.index(q.index)
+                total = sum(lp[t - 1, ids[t]].item() for t in range(first, n))
                 out[i, j] = total + torch.logsumexp(lp[n - 1, starts[:lp.shape[1]]], 0).item()
     return out
 

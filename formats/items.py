@@ -28,7 +28,15 @@ context_length words strictly between cue and target
 prefix_length  words before the target (= target_index)
 punct          1 when the context contains punctuation, else 0
 perturbation   what made this variant: ``original``, ``nonce``, ``qwerty:0.2`` ...
+text           the sentence as written: ``tokens`` with the source's spacing
+               (``The keys are here.``); what subword models read
 ============== ==============================================================
+
+``text`` must spell ``tokens`` in order with only spaces added or left out
+(:func:`formats.spacing.spacing_of`); it gives each token's ``space_after`` flag.
+A file without the column (written before it existed) still reads: the spacing
+is then the detokenization rule's (:mod:`formats.detok`), as for any item whose
+source has no spacing (``space_after`` None).
 """
 from __future__ import annotations
 
@@ -39,9 +47,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from formats.detok import space_after as rule_spacing
 from formats.errors import AgreeError
 from formats.item_checks import item_problem
 from formats.tsv import checked_rows, header_of
+from formats.spacing import render, spacing_of
 
 ITEMS_FILE = "items.tsv"
 
@@ -65,6 +75,21 @@ class Item:
     punct: bool
     perturbation: str = "original"
     extra: dict = field(default_factory=dict, compare=False)  # not written
+    #: per token, whether a space follows it in the text as written; None: unknown,
+    #: the detokenization rule's (:attr:`spacing`). Written as the ``text`` column.
+    space_after: tuple[bool, ...] | None = None
+
+    @property
+    def spacing(self) -> tuple[bool, ...]:
+        """The spacing flags: the source's, else the detokenization rule's."""
+        if self.space_after is not None and len(self.space_after) == len(self.tokens):
+            return self.space_after
+        return rule_spacing(self.tokens)
+
+    @property
+    def text(self) -> str:
+        """The sentence as written (``tokens`` with :attr:`spacing`)."""
+        return render(self.tokens, self.spacing)
 
     @property
     def prefix(self) -> tuple[str, ...]:
@@ -106,6 +131,7 @@ class Item:
             "prefix_length": str(self.prefix_length),
             "punct": "1" if self.punct else "0",
             "perturbation": self.perturbation,
+            "text": self.text,
         }
 
     @classmethod
@@ -128,7 +154,19 @@ class Item:
             attractors=int(row["attractors"]),
             punct=row["punct"] == "1",
             perturbation=row.get("perturbation") or "original",
+            space_after=_row_spacing(row.get("text"), tokens),
         )
+
+
+def _row_spacing(text: str | None, tokens: tuple[str, ...]) -> tuple[bool, ...] | None:
+    """The ``text`` column as flags; None when absent or when it is the rule's spacing
+    (so that an item without spacing reads back equal to itself)."""
+    if text is None:
+        return None
+    flags = spacing_of(text, tokens)
+    if flags is None:
+        raise ValueError(f"text {text!r} does not spell the tokens in order")
+    return None if flags == rule_spacing(tokens) else flags
 
 
 COLUMNS = list(Item("", 0, "", "", (), (), (), "", "", "", "", 0, 0, 0, False).as_row())

@@ -44,6 +44,30 @@ _BACKEND_MODULES = {
 _LOADERS: dict[str, Callable[..., "Scorer"]] = {}
 
 
+class Words(tuple):
+    """A sentence's words, and where its text as written has spaces.
+
+    A tuple of words, so that word-level backends (LSTM, KenLM, unigram) read it as
+    they read any list of words; subword backends read ``space_after`` too (one flag
+    per word, :mod:`formats.spacing`; None: single spaces between the words) and
+    score the text as written (:mod:`lm.pieces`)."""
+
+    def __new__(cls, words, space_after=None):
+        self = super().__new__(cls, words)
+        if space_after is not None and len(space_after) != len(self):
+            raise LMError(f"{len(self)} words but {len(space_after)} spacing flags")
+        self.space_after = None if space_after is None else tuple(bool(s) for s in space_after)
+        return self
+
+    def __reduce__(self):  # pickles (Ray workers) keep the spacing
+        return (Words, (tuple(self), self.space_after))
+
+
+def space_after_of(words) -> tuple[bool, ...] | None:
+    """The spacing flags a sentence carries (a :class:`Words`), else None."""
+    return getattr(words, "space_after", None)
+
+
 @dataclass(frozen=True)
 class TargetQuery:
     """One agreement decision put to a model.
@@ -53,10 +77,13 @@ class TargetQuery:
                 it with the target position masked
     index       0-based position of the target
     candidates  the k candidate forms scored at ``index`` (correct first by convention)
+    space_after per word, whether a space follows it in the text as written (None:
+                single spaces); read by subword backends only (:mod:`lm.pieces`)
     """
     words: tuple[str, ...]
     index: int
     candidates: tuple[str, ...]
+    space_after: tuple[bool, ...] | None = None
 
     @property
     def prefix(self) -> tuple[str, ...]:
@@ -137,6 +164,12 @@ class Scorer(ABC):
     def word_pieces(self, word: str) -> list[str]:
         """The pieces the model reads for ``word`` (one piece for word-level models)."""
         return [word]
+
+    def sentence_pieces(self, sentence: Sequence[str]) -> list[list[str]]:
+        """Per word of ``sentence`` (words, or :class:`Words` with spacing), the pieces
+        the model actually read for it in that sentence (``tokens.tsv``); word-level
+        models read each word as itself."""
+        return [self.word_pieces(w) for w in sentence]
 
     @abstractmethod
     def in_vocab(self, word: str) -> bool:

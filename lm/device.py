@@ -49,3 +49,20 @@ def resolve_device(name="auto", *, local_rank: int | None = None):
         return torch.device("cuda", torch.cuda.current_device() if local_rank is None
                             else local_rank)
     return torch.device(name)
+
+
+#: CPU flags of native bfloat16 arithmetic (x86: AVX-512 BF16 or AMX; Arm: BF16)
+BF16_FLAGS = ("avx512_bf16", "amx_bf16", "bf16")
+
+
+def cpu_has_bf16(cpuinfo: str = "/proc/cpuinfo") -> bool | None:
+    """Whether this CPU computes bfloat16 natively (None: unknown). Without it torch
+    emulates bfloat16 matrix products, which then run slower than float32."""
+    try:
+        with open(cpuinfo, encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith(("flags", "Features")):
+                    return any(f in line.split() for f in BF16_FLAGS)
+    except OSError:
+        return None
+    return None

@@ -13,7 +13,9 @@ Three ways in, all offline (``local_files_only=True``; nothing is fetched):
   dtype); the file's sha256 goes into the scorer's conventions.
 
 Options: ``device`` (see :mod:`lm.device`), ``dtype`` float32|bfloat16|float16 (the
-weights; log-softmax is always fp32), ``batch_size`` = sequences per forward pass.
+weights; the output layer and log-softmax are always fp32), ``batch_size`` = sequences
+per forward pass, ``convention`` (what the model reads, :mod:`lm.pieces`), ``threads``
+(torch's CPU threads while scoring; default: torch's own setting).
 transformers (and gguf/accelerate for GGUF files) are imported only here and
 only when such a model is loaded: the rest of the tool never needs them.
 """
@@ -88,7 +90,8 @@ def _check_dir(path: Path) -> dict:
 
 
 def load_hf_dir(path, *, device: str = "auto", dtype: str = "float32",
-                batch_size: int | None = None, **_ignored):
+                batch_size: int | None = None, convention: str = "agree", threads: int | None = None,
+                **_ignored):
     """A local ``save_pretrained`` directory as a causal or masked scorer."""
     path = Path(path)
     config = _check_dir(path)
@@ -103,11 +106,13 @@ def load_hf_dir(path, *, device: str = "auto", dtype: str = "float32",
     except Exception as e:  # noqa: BLE001 - transformers raises many kinds on bad files
         raise LMError(f"{path}: cannot load the Hugging Face model ({_first_line(e)})") from None
     return _scorer(model, tokenizer, masked=masked, name=path.name, source=str(path),
-                   device=device, dtype=dtype, batch_size=batch_size, kind="hf")
+                   device=device, dtype=dtype, batch_size=batch_size, kind="hf",
+                   convention=convention, threads=threads)
 
 
 def load_gguf_transformers(path, *, device: str = "auto", dtype: str = "float32",
-                           batch_size: int | None = None, **_ignored):
+                           batch_size: int | None = None, convention: str = "agree",
+                           threads: int | None = None, **_ignored):
     """A GGUF file through transformers' GGUF loader (dequantised to ``dtype``)."""
     path = Path(path)
     if not path.is_file():
@@ -134,7 +139,31 @@ def load_gguf_transformers(path, *, device: str = "auto", dtype: str = "float32"
         raise LMError(f"{path}: unreadable or truncated GGUF file ({_first_line(e)})") from None
     return _scorer(model, tokenizer, masked=False, name=path.name, source=str(path),
                    device=device, dtype=dtype, batch_size=batch_size, kind="gguf",
-                   sha256=sha256_of(path))
+                   sha256=sha256_of(path), convention=convention, threads=threads)
+
+
+def gguf_to_hf_dir(path, out) -> Path:
+    """De-quantize a GGUF file to fp32 and save it as a Hugging Face ``save_pretrained``
+    directory ``out`` (weights, config, fast tokenizer): one local model directory that
+    agree, minicons and lm-evaluation-harness can all load (benchmarks/bench_peers.py)."""
+    import torch  # lazy: heavy
+
+    path, out = Path(path), Path(out)
+    tf = _transformers(str(path))
+    kw = {"gguf_file": path.name, "local_files_only": True}
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # the GGUF reader's own tqdm bar
+            tokenizer = tf.AutoTokenizer.from_pretrained(path.parent, **kw)
+            model = tf.AutoModelForCausalLM.from_pretrained(path.parent, dtype=torch.float32, **kw)
+    except Exception as e:  # noqa: BLE001 - a truncated file fails anywhere in the reader
+        raise LMError(f"{path}: unreadable or truncated GGUF file ({_first_line(e)})") from None
+    # de-quantized weights are plain fp32 tensors: the GGUF quantizer marker only stops saving
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    tokenizer.save_pretrained(out)
+    model.save_pretrained(out)
+    return out
 
 
 def _scorer(model, tokenizer, *, masked: bool, batch_size, **kw):
@@ -191,7 +220,7 @@ def _load_registered(model_dir: Path, config: dict, **options):
 
 
 def load_vllm_dir(path, *, dtype: str = "float32", device: str = "auto", batch_size: int | None = None,
-                  **_ignored):
+                  convention: str = "agree", **_ignored):
     """A local causal ``save_pretrained`` directory on vLLM (:mod:`lm.vllm_engine`); its
     tokenizer, read here, gives the pieces and the word-start tokens."""
     path = Path(path)
@@ -204,7 +233,8 @@ def load_vllm_dir(path, *, dtype: str = "float32", device: str = "auto", batch_s
         tokenizer = tf.AutoTokenizer.from_pretrained(path, local_files_only=True)
     except Exception as e:  # noqa: BLE001 - transformers raises many kinds on bad files
         raise LMError(f"{path}: cannot load the tokenizer ({_first_line(e)})") from None
-    return load_vllm(path, tokenizer, dtype=dtype, device=device, batch_size=batch_size)
+    return load_vllm(path, tokenizer, dtype=dtype, device=device, batch_size=batch_size,
+                     convention=convention)
 
 
 register("hf", _load_registered)

@@ -17,9 +17,12 @@ word (the same rule, each word in turn); sentence log-prob = their sum.
 
 The sequence is the tokenizer's own special-token frame
 (what ``encode(add_special_tokens=True)`` adds: ``[CLS] ... [SEP]`` or ``<s> ... </s>``)
-around the pieces (words joined by single spaces, as for causal models). Every
-(word, piece) needs one forward pass; they are batched by length (right
-padding, attention mask), ``batch_size`` sequences per pass; fp32 log-softmax.
+around the pieces of the text as written (convention ``agree``; ``words``: words
+joined by single spaces, each encoded alone), attributed to words by their
+character offsets (:mod:`lm.pieces`); for the target method the text holds the
+candidate at the target. Every (word, piece) needs one forward pass; they are
+batched by length (right padding, attention mask), ``batch_size`` sequences per
+pass; fp32 log-softmax.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lm.errors import LMError
+from lm.errors import FieldError, LMError
 from lm.hf_base import HFBase
 
 
@@ -50,19 +53,24 @@ class HFMaskedScorer(HFBase):
 
     def __init__(self, model, tokenizer, **kw):
         super().__init__(model, tokenizer, **kw)
+        if self.convention not in ("agree", "words"):
+            raise FieldError(f"{{convention}} {self.convention} is a causal model's convention; a "
+                             "masked model reads the text as written (agree) or the words (words)")
         if tokenizer.mask_token_id is None:
             raise LMError(f"{self.name}: the tokenizer has no mask token")
         self.mask_id = tokenizer.mask_token_id
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.frame = special_frame(tokenizer)
 
-    def _framed(self, pieces: Sequence[Sequence[int]]) -> tuple[list[int], list[int]]:
-        """(ids with the special-token frame, start offset of each word)."""
-        ids, starts = list(self.frame[0]), []
-        for w in pieces:
-            starts.append(len(ids))
-            ids += w
-        return ids + list(self.frame[1]), starts
+    def _framed(self, enc) -> tuple[list[int], list[tuple[int, list[int]]]]:
+        """(ids in the special-token frame, per word: (its first position, its piece ids))."""
+        lead = len(self.frame[0])
+        ids = list(self.frame[0]) + list(enc.ids) + list(self.frame[1])
+        words: dict[int, list[int]] = {}
+        for p, w in enumerate(enc.owner):
+            if w >= 0:
+                words.setdefault(w, []).append(p + lead)
+        return ids, [(pos[0], [ids[p] for p in pos]) for _, pos in sorted(words.items())]
 
     def _jobs_for_word(self, ids: list[int], start: int, word: Sequence[int], owner: int, jobs):
         """within_word_l2r: for piece j, mask pieces j..end of the word."""
@@ -98,34 +106,51 @@ class HFMaskedScorer(HFBase):
             return np.zeros((0, 0))
         k = len(queries[0].candidates)
         jobs: list = []
+        skipped = set()
         for qi, q in enumerate(queries):
             if len(q.candidates) != k:
                 raise LMError("every query needs the same number of candidate words")
             for j, cand in enumerate(q.candidates):
                 words = list(q.words)
                 words[q.index] = cand
-                ids, starts = self._framed(self.sentence_ids(words))
-                self._jobs_for_word(ids, starts[q.index], self.word_ids(cand, q.index == 0),
-                                    qi * k + j, jobs)
-        return self._run(jobs, len(queries) * k).reshape(len(queries), k)
+                enc = self.try_encoded(words, q.space_after)
+                ids, word_list = self._framed(enc) if enc is not None else ([], [])
+                if len(word_list) != len(words):   # unencodable, or a word without a piece
+                    skipped.add(qi * k + j)
+                    continue
+                start, wids = word_list[q.index]
+                self._jobs_for_word(ids, start, wids, qi * k + j, jobs)
+        with self.torch_threads():
+            out = self._run(jobs, len(queries) * k)
+        out[sorted(skipped)] = np.nan
+        return out.reshape(len(queries), k)
 
     def logprob(self, prefixes, targets) -> np.ndarray:
         raise LMError(f"{self.name} is a masked language model: it scores a target only with "
                       "the whole sentence in view (score_targets)")
 
     def word_logprobs(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
-        """PLL-word-l2r of every word of every sentence."""
+        """PLL-word-l2r of every word of every sentence (NaN for one that cannot be encoded)."""
         jobs: list = []
-        sizes, owner = [], 0
+        sizes, owner, bad = [], 0, []
         for words in sentences:
-            pieces = self.sentence_ids(list(words))
-            ids, starts = self._framed(pieces)
-            for w, start in zip(pieces, starts):
-                self._jobs_for_word(ids, start, w, owner, jobs)
-                owner += 1
-            sizes.append(len(pieces))
-        flat = self._run(jobs, owner)
-        return list(np.split(flat, np.cumsum(sizes)[:-1])) if sizes else []
+            enc = self.try_encoded(words)
+            word_list = self._framed(enc)[1] if enc is not None else []
+            if enc is None or len(word_list) != len(words):
+                bad.append(len(sizes))
+                word_list = []
+            else:
+                ids = self._framed(enc)[0]
+                for w, (start, wids) in enumerate(word_list):
+                    self._jobs_for_word(ids, start, wids, owner + w, jobs)
+            owner += len(words)
+            sizes.append(len(words))
+        with self.torch_threads():
+            flat = self._run(jobs, owner)
+        out = list(np.split(flat, np.cumsum(sizes)[:-1])) if sizes else []
+        for i in bad:
+            out[i] = np.full(sizes[i], np.nan)
+        return out
 
     def conventions(self) -> dict:
         out = super().conventions()

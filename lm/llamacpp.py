@@ -7,34 +7,36 @@ makes of it. Conventions (the same as the transformers engine's, see
 
 * natural log; log-softmax over the full vocabulary in fp32, in numpy, from
   llama.cpp's fp32 logits;
-* a sentence is scored after the model's BOS token (``llama_vocab_bos``; EOS when
-  the model has none), prepended once by us: text is tokenized with
-  ``add_special=False, parse_special=False``;
-* word 0 is tokenized alone, word i>0 as ``" " + word``; a word's pieces are
-  exactly its own tokens (no merges across words);
+* what is read is the scorer's convention (:mod:`lm.pieces`; default: the model's
+  BOS token (``llama_vocab_bos``; EOS when the model has none), prepended once by
+  us, then the text as written, tokenized once with ``add_special=False,
+  parse_special=False``); the pieces' bytes give their character offsets (llama.cpp
+  has no offsets API), and a word owns the pieces that start in it;
 * target method: P(word | prefix) = product of its pieces' probabilities x
-  P(the next token starts a new word or ends the text | prefix, word); the
-  word-end mass sums the tokens whose text starts with whitespace plus the
-  end-of-generation tokens (a vocabulary mask made once). The Pimentel & Meister
-  denominator P(word start | prefix) is the same for both candidates and cancels,
-  so it is not computed;
+  P(the next token cannot continue the word | prefix, word); the word-end mass
+  sums the tokens whose text starts with whitespace or (text as written) an ASCII
+  punctuation mark, plus the end-of-generation tokens (a vocabulary mask made
+  once). The Pimentel & Meister denominator P(word start | prefix) is the same for
+  both candidates and cancels, so it is not computed;
 * sentence method: the sum of all piece log-probabilities after BOS, no
-  end-of-sentence symbol, no word-end factor; a word's log-prob is the sum of its
-  pieces, so word log-probs sum exactly to the sentence's.
+  end-of-sentence symbol, no word-end factor; a word's log-prob is the sum of the
+  pieces it owns, so word log-probs sum exactly to the sentence's.
 
 Speed: a shared prefix is evaluated once. For a target query the prefix's tokens
 go into the batch once, tagged with one sequence id per candidate (llama.cpp
 stores a token shared by several sequences once, as ``llama_memory_seq_cp``
 would leave it), followed by each candidate's pieces on its own sequence; for the
-sentence method, neighbouring sentences that open with the same tokens (a BLiMP
-pair, good then bad) have their shared opening decoded once. Many
+sentence method, sentences that open with the same tokens (a BLiMP pair's two,
+wherever they are: :func:`lm.openings.group_openings`) have their shared opening
+decoded once. Many
 groups go into one ``llama_decode`` call (several sequences in one batch).
 A sequence (a sentence, or a prefix + candidate) longer than the context window
 is skipped (NaN score) and counted in ``skipped`` (``skipped_over_context`` in
 :meth:`LlamaCppScorer.conventions`); never a crash.
 
 Batch invariance, measured: one sequence per decode matches llama-cpp-python's own
-one-sequence API to 1e-5 nats, and small batches match it to under 1e-4; with many
+one-sequence API to 1e-5 nats; with llama-cpp-python 0.3.36 even two sequences in
+one decode can move a sentence by 0.03-0.16 nats (tests/test_llamacpp.py); with many
 sequences in one decode the numbers drift: on 160 BLiMP pairs the largest difference
 from one-at-a-time was 0.4 nats per sentence with shared openings and 0.6 without; on
 100 paper items 0.26 nats per candidate; choices were the same on 64 of 64 pairs and
@@ -53,17 +55,20 @@ from typing import Sequence
 
 import numpy as np
 
-from lm.base import Scorer, TargetQuery
-from lm.errors import LMError
+from lm.base import Scorer, TargetQuery, space_after_of
+from lm.errors import FieldError, LMError
 from lm.gguf import read_gguf_info
 from lm.llamacpp_decode import Group, run_groups
+from lm.openings import group_openings
+from lm.pieces import (CONVENTIONS, DEFAULT, Encoded, check_convention, encode, offsets_from_pieces,
+                       spaces_of, word_sums)
 from formats.files import sha256_of
 
 #: llama.cpp's limit on distinct sequences in one context (LLAMA_MAX_SEQ)
 MAX_SEQ = 256
-#: sentences sharing an opening decoded together (sentence method): neighbours in
-#: the input (a BLiMP pair), at most two -- on six sentences, six on one opening
-#: drifted 0.17 nats from one-sequence scoring, pairs under 0.005
+#: sentences sharing an opening decoded together (sentence method): at most two --
+#: on six sentences, six on one opening drifted 0.17 nats from one-sequence scoring,
+#: pairs under 0.005
 MAX_GROUP = 2
 
 
@@ -116,7 +121,7 @@ class LlamaCppScorer(Scorer):
 
     def __init__(self, path: str | os.PathLike, *, batch_size: int | None = None,
                  share_prefix: bool = True, n_ctx: int = 512, threads: int | None = None,
-                 device: str | None = None, **_ignored):
+                 device: str | None = None, convention: str = DEFAULT, **_ignored):
         self.path = Path(path)
         self.info = read_gguf_info(self.path)
         self.name = self.path.stem
@@ -132,8 +137,12 @@ class LlamaCppScorer(Scorer):
         bos = lc.llama_vocab_bos(self.vocab)
         self.bos_source = "bos" if bos >= 0 else "eos"
         self.bos = bos if bos >= 0 else lc.llama_vocab_eos(self.vocab)
-        self._word_start = self._word_start_mask()
-        self._tok_cache: dict[str, tuple[int, ...]] = {}
+        self.convention = check_convention(convention)
+        self._buf = ctypes.create_string_buffer(256)
+        self._word_start = self._word_start_mask(punctuation=self.convention != "words")
+        self._tok_cache: dict[tuple[str, bool], tuple[int, ...]] = {}
+        self._enc: dict[tuple, Encoded] = {}
+        self.skipped_unencodable = 0
         self._batch = lc.llama_batch_init(self.n_ctx, 0, self.n_seq_max)
 
     # ------------------------------------------------------------------ loading
@@ -170,13 +179,15 @@ class LlamaCppScorer(Scorer):
                           f"({errors[-1] if errors else 'unknown reason'})")
         self.mem = lc.llama_get_memory(self.ctx)
 
-    def _word_start_mask(self) -> np.ndarray:
-        """Tokens that begin a new word (text starts with whitespace) or end the text."""
+    def _word_start_mask(self, punctuation: bool) -> np.ndarray:
+        """Tokens that cannot continue a word: text starting with whitespace (or, with
+        ``punctuation``, with a punctuation mark), or the end of the text."""
         lc, buf = self._lc, ctypes.create_string_buffer(256)
         mask = np.zeros(self.n_vocab, dtype=bool)
+        marks = tuple(bytes([c]) for c in b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") if punctuation else ()
         for t in range(self.n_vocab):
             n = lc.llama_token_to_piece(self.vocab, t, buf, 256, 0, False)
-            mask[t] = (n > 0 and buf.raw[:1] in (b" ", b"\n", b"\t", b"\r")) \
+            mask[t] = (n > 0 and buf.raw[:1] in (b" ", b"\n", b"\t", b"\r") + marks) \
                 or bool(lc.llama_vocab_is_eog(self.vocab, t))
         return mask
 
@@ -193,16 +204,50 @@ class LlamaCppScorer(Scorer):
             self.model = None
 
     # ------------------------------------------------------------------ tokens
-    def _tokens(self, text: str) -> tuple[int, ...]:
-        toks = self._tok_cache.get(text)
+    def _tokens(self, text: str, special: bool = False) -> tuple[int, ...]:
+        toks = self._tok_cache.get((text, special))
         if toks is None:
             raw = text.encode("utf-8")
             arr = (self._lc.llama_token * (len(raw) + 8))()
-            n = self._lc.llama_tokenize(self.vocab, raw, len(raw), arr, len(arr), False, False)
+            n = self._lc.llama_tokenize(self.vocab, raw, len(raw), arr, len(arr), special, False)
             if n < 0:
                 raise LMError(f"{self.path}: cannot tokenize {text!r}")
-            toks = self._tok_cache[text] = tuple(arr[:n])
+            toks = self._tok_cache[(text, special)] = tuple(arr[:n])
         return toks
+
+    def _piece_bytes(self, t: int) -> bytes:
+        n = self._lc.llama_token_to_piece(self.vocab, t, self._buf, 256, 0, False)
+        return self._buf.raw[:max(n, 0)]
+
+    def tokenize(self, text: str, special: bool = False):
+        """(ids, character offsets) of ``text`` (offsets from the pieces' bytes: llama.cpp
+        has no offsets API); ``special``: with the model's own BOS, as its tokenizer adds it."""
+        ids = self._tokens(text, special)
+        return ids, offsets_from_pieces(text, [self._piece_bytes(t) for t in ids])
+
+    def encoded(self, words, space_after=None) -> Encoded:
+        flags = space_after if space_after is not None else space_after_of(words)
+        key = (tuple(words), flags)
+        enc = self._enc.get(key)
+        if enc is None:
+            enc = self._enc[key] = encode(self.tokenize, list(words), flags, self.convention, self.bos)
+        return enc
+
+    def try_encoded(self, words, space_after=None) -> Encoded | None:
+        """:meth:`encoded`, or None (counted) for a sentence that cannot be encoded."""
+        try:
+            return self.encoded(words, space_after)
+        except LMError:
+            self.skipped_unencodable += 1
+            return None
+
+    def sentence_pieces(self, sentence) -> list[list[str]]:
+        enc = self.try_encoded(sentence)
+        if enc is None:
+            return [[] for _ in sentence]
+        # as tokens.tsv writes them: a space is spelled ▁ (pieces are space-separated there)
+        return enc.word_pieces(len(sentence), lambda t: self._piece_bytes(t).decode("utf-8", "replace")
+                               .replace(" ", "\u2581"))
 
     def _word_tokens(self, word: str, i: int) -> tuple[int, ...]:
         return self._tokens(word if i == 0 else " " + word)
@@ -222,19 +267,27 @@ class LlamaCppScorer(Scorer):
 
     # ------------------------------------------------------------------ methods
     def score_targets(self, queries: Sequence[TargetQuery]) -> np.ndarray:
-        """Natural-log P(candidate | prefix) with the word-end factor; (n, k) float64."""
+        """Natural-log P(candidate | prefix) with the word-end factor; (n, k) float64.
+        The text read ends with the candidate; its prefix (up to the candidate's first
+        piece) is decoded once for all candidates when they agree on it."""
+        if self.convention == "minicons":
+            raise FieldError("{convention} minicons scores whole sentences only; use {method} sentence")
         groups, owners = [], []
         for qi, q in enumerate(queries):
-            prefix = [self.bos] + [t for i, w in enumerate(q.prefix) for t in self._word_tokens(w, i)]
-            cands = [list(self._word_tokens(c, q.index)) for c in q.candidates]
-            if any(not c for c in cands):
-                raise LMError(f"empty candidate in query {q.words!r}")
-            if self.share_prefix:
-                groups.append(Group(prefix, cands, False, True))
+            flags = spaces_of(q.words, q.space_after)[:q.index + 1]
+            encs = [self.try_encoded(tuple(q.words[:q.index]) + (c,), flags) for c in q.candidates]
+            cuts = [None if e is None else next((p for p, w in enumerate(e.owner) if w == q.index), None)
+                    for e in encs]
+            if any(c is None for c in cuts):
+                continue   # counted by try_encoded (or a candidate with no piece of its own)
+            same = len(set(cuts)) == 1 and len({e.ids[:cuts[0]] for e in encs}) == 1
+            if self.share_prefix and same:
+                groups.append(Group(list(encs[0].ids[:cuts[0]]), [list(e.ids[cuts[0]:]) for e in encs],
+                                    False, True))
                 owners.append((qi, None))
             else:
-                for m, c in enumerate(cands):
-                    groups.append(Group(prefix, [c], False, True))
+                for m, (e, c) in enumerate(zip(encs, cuts)):
+                    groups.append(Group(list(e.ids[:c]), [list(e.ids[c:])], False, True))
                     owners.append((qi, m))
         self._run(groups)
         k = max((len(q.candidates) for q in queries), default=0)
@@ -250,38 +303,26 @@ class LlamaCppScorer(Scorer):
                                    for p, t in zip(prefixes, targets)])
 
     def word_logprobs(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
-        """Per sentence, natural-log P(word_i | BOS, words before i) = sum of its pieces."""
-        seqs, bounds = [], []
-        for words in sentences:
-            toks, ends = [self.bos], []
-            for i, w in enumerate(words):
-                toks += self._word_tokens(w, i)
-                ends.append(len(toks))
-            seqs.append(toks)
-            bounds.append(ends)
-        token_lp = self._sentence_token_logprobs(seqs)
-        out = []
-        for toks, ends, lp in zip(seqs, bounds, token_lp):
-            starts = [1] + ends[:-1]
-            # lp[j] is the log-prob of token j+1; a word covers tokens [start, end)
-            out.append(np.array([float(np.sum(lp[s - 1:e - 1])) for s, e in zip(starts, ends)]))
+        """Per sentence, natural-log P(word_i | BOS, words before i) = sum of the scored
+        pieces it owns (NaN for a sentence skipped)."""
+        encs = [self.try_encoded(s) for s in sentences]
+        live = [i for i, e in enumerate(encs) if e is not None and len(e.ids) > 1]
+        token_lp = self._sentence_token_logprobs([list(encs[i].ids) for i in live])
+        out = [np.full(len(s), np.nan) for s in sentences]
+        for i, lp in zip(live, token_lp):
+            # lp[j] is the log-prob of token j+1
+            out[i] = word_sums(encs[i], lp[encs[i].first - 1:], len(sentences[i]))
         return out
 
     def _sentence_token_logprobs(self, seqs: list[list[int]]) -> list[np.ndarray]:
-        """Log-probs of tokens 1.. of each sequence (NaN for a skipped one)."""
-        shared, members = [], []
-        for i, s in enumerate(seqs):
-            if members and self.share_prefix and len(members[-1]) < MAX_GROUP:
-                c = _common(seqs[members[-1][0]], s)
-                if c >= 2 and (len(members[-1]) == 1 or c >= shared[-1]):
-                    members[-1].append(i)
-                    shared[-1] = c
-                    continue
-            members.append([i])
-            shared.append(len(s))
+        """Log-probs of tokens 1.. of each sequence (NaN for a skipped one). Sequences
+        that open alike (a pair's two sentences, wherever they are in the list) are
+        grouped by :func:`lm.openings.group_openings`, at most MAX_GROUP together."""
+        groups = group_openings(seqs, max_group=MAX_GROUP if self.share_prefix else 1)
+        members = [list(g.members) for g in groups]
         built = []
-        for c, idx in zip(shared, members):
-            c = max(0, min(c, max(len(seqs[i]) for i in idx) - 1))
+        for g, idx in zip(groups, members):
+            c = g.shared if len(idx) > 1 else len(seqs[idx[0]]) - 1
             built.append(Group(seqs[idx[0]][:c], [seqs[i][c:] for i in idx], True, False))
         self._run(built)
         out: list[np.ndarray] = [None] * len(seqs)
@@ -308,24 +349,20 @@ class LlamaCppScorer(Scorer):
             "logits_dtype": "float32", "attention": "flash attention off (fp32 softmax)",
             "log_softmax": "float32, full vocabulary (numpy)",
             "units": "natural log", "context": self.context,
-            "bos_token": f"{self.bos} ({self.bos_source})", "bos_added": "once, by agree",
-            "first_token": "every word including the first is scored after BOS",
-            "word_pieces": "word 0 alone, word i>0 as ' ' + word; no merges across words",
-            "word_end_correction": "target method: x P(next token starts a word or ends the text)",
+            "bos_token": f"{self.bos} ({self.bos_source})",
+            "bos_added": "once, by agree" if self.convention != "minicons" else "the tokenizer's own",
+            "convention": self.convention, "text": CONVENTIONS[self.convention],
+            "first_token": "every word including the first is scored after BOS"
+                           if self.convention != "minicons" else "the first token conditions only",
+            "word_end_correction": "target method: x P(next token cannot continue the word: starts "
+                                   "with whitespace" + (" or punctuation" if self.convention != "words"
+                                                        else "") + ", or ends the text)",
             "sentence_method": "sum of piece log-probs after BOS, no EOS, no word-end factor",
             "ties": "undecidable (never counted correct)",
             "batch_size": self.batch_size, "share_prefix": self.share_prefix,
             "threads": self.threads, "n_ctx": self.n_ctx, "gpu_offload": self.gpu,
-            "skipped_over_context": self.skipped,
+            "skipped_over_context": self.skipped, "skipped_unencodable": self.skipped_unencodable,
         }
-
-
-def _common(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
 
 
 def load_llamacpp(path: str | os.PathLike, **options) -> LlamaCppScorer:

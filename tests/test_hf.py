@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import string
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,9 @@ import torch  # noqa: E402
 from conftest import run_agree  # noqa: E402
 
 from formats.items import Item, write_items  # noqa: E402
-from lm.base import TargetQuery, load_model  # noqa: E402
+from formats.spacing import render  # noqa: E402
+from lm.base import TargetQuery, Words, load_model  # noqa: E402
+from lm.errors import LMError  # noqa: E402
 from lm.hf_load import load_hf_dir  # noqa: E402
 from hf_fixtures import build_tiny  # noqa: E402  (tests/ is on sys.path under pytest)
 
@@ -31,10 +34,13 @@ def tiny(tmp_path_factory):
     return {k: build_tiny(k, root / k) for k in ("gpt2", "llama", "bert")}
 
 
-def _starts(tok, v):
-    """Word-start tokens, found independently of lm.hf_causal."""
+def _starts(tok, v, punctuation=True):
+    """Tokens that cannot continue a word, found independently of lm.hf_causal: a space
+    marker first, a special token, or (text as written) a punctuation mark first."""
     toks = tok.convert_ids_to_tokens(list(range(len(tok))))
-    ids = [i for i, t in enumerate(toks) if t.startswith(("Ġ", "▁"))] + list(tok.all_special_ids)
+    marks = set(string.punctuation)
+    ids = [i for i, t in enumerate(toks) if t.startswith(("Ġ", "▁", "Ċ", "ĉ"))
+           or (punctuation and t[:1] in marks)] + list(tok.all_special_ids)
     return sorted(set(i for i in ids if i < v))
 
 
@@ -241,3 +247,179 @@ def test_word_vectors_of_an_hf_dir(tiny):
     assert "the" in vecs.words
     np.testing.assert_allclose(vecs.matrix[vecs.words.index("the")], emb[the])
     assert all(len(s.word_ids(w)) == 1 for w in vecs.words[:20])   # single-piece words only
+
+
+# ---- the text as written (issue 23) ------------------------------------------------
+
+TEXTS = [Words(("The", "dogs", "near", "the", "car", "run", "."), (True, True, True, True, True, False, False)),
+         Words(("the", "key", "to", "the", "cabinets", "is", "here", "!"), (True,) * 6 + (False, False)),
+         Words(("a", "volcano", "erupts"), (True, True, False))]
+
+
+def _direct(s, ids):
+    """Sum of log P(ids[t] | ids[:t]) for t >= 1 by one full forward pass."""
+    with torch.no_grad():
+        lp = torch.log_softmax(s.model(torch.tensor([ids])).logits[0].float(), -1)
+    return sum(lp[t - 1, ids[t]].item() for t in range(1, len(ids)))
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
+def test_sentence_reads_the_text_as_written(tiny, kind):
+    """Default convention: BOS + the text as written, tokenized once; the words' values
+    add up to that string's log-probability (checked by a direct forward pass)."""
+    s = load_hf_dir(tiny[kind], device="cpu", batch_size=2)
+    got = s.word_logprobs(TEXTS)
+    for words, per_word in zip(TEXTS, got):
+        text = render(words, words.space_after)
+        ids = [s.tok.bos_token_id] + s.tok(text, add_special_tokens=False)["input_ids"]
+        assert list(s.encoded(words).ids) == ids
+        assert per_word.sum() == pytest.approx(_direct(s, ids), abs=1e-4)
+        assert len(per_word) == len(words)
+
+
+def test_conventions_reproduce_the_peers_strings(tiny):
+    """lm-eval: BOS + ' ' + text; minicons (default): the tokenizer's own encoding, first
+    token unscored; words: each word encoded alone (agree's earlier behaviour)."""
+    path = tiny["gpt2"]
+    lmeval = load_hf_dir(path, device="cpu", convention="lm-eval")
+    mini = load_hf_dir(path, device="cpu", convention="minicons")
+    words = load_hf_dir(path, device="cpu", convention="words")
+    tok = lmeval.tok
+    for w in TEXTS:
+        text = render(w, w.space_after)
+        ids = [tok.bos_token_id] + tok(" " + text, add_special_tokens=False)["input_ids"]
+        assert lmeval.sentence_logprob([w])[0] == pytest.approx(_direct(lmeval, ids), abs=1e-4)
+        own = tok(text)["input_ids"]
+        assert mini.sentence_logprob([w])[0] == pytest.approx(_direct(mini, own), abs=1e-4)
+        per_word = [tok.encode(x if i == 0 else " " + x, add_special_tokens=False) for i, x in enumerate(w)]
+        old = [tok.bos_token_id] + [i for p in per_word for i in p]
+        assert words.sentence_logprob([w])[0] == pytest.approx(_direct(words, old), abs=1e-4)
+    with pytest.raises(LMError, match="sentences only"):
+        mini.score_targets(QUERIES)
+
+
+def test_target_method_on_the_text_as_written(tiny):
+    """The candidate's pieces after the prefix as written, times the word-end factor
+    (tokens that cannot continue a word: a space marker or a punctuation mark first)."""
+    s = load_hf_dir(tiny["gpt2"], device="cpu")
+    q = TargetQuery(("the", "dogs", "run", "."), 2, ("run", "runs"), (True, True, False, False))
+    got = s.score_targets([q])[0]
+    starts = _starts(s.tok, s.model.get_output_embeddings().weight.shape[0])
+    for j, cand in enumerate(q.candidates):
+        ids = [s.tok.bos_token_id] + s.tok("the dogs " + cand, add_special_tokens=False)["input_ids"]
+        m = len(s.tok(" " + cand, add_special_tokens=False)["input_ids"])
+        with torch.no_grad():
+            lp = torch.log_softmax(s.model(torch.tensor([ids])).logits[0].float(), -1)
+        n = len(ids)
+        want = sum(lp[t - 1, ids[t]].item() for t in range(n - m, n)) + \
+            torch.logsumexp(lp[n - 1, starts], 0).item()
+        assert got[j] == pytest.approx(want, abs=1e-4)
+
+
+def test_unencodable_and_too_long_are_counted_skips(tiny):
+    s = load_hf_dir(tiny["gpt2"], device="cpu")
+    long = Words(("the",) * 200, None)                    # 201 tokens > 128 positions
+    bad = Words(("the", "\ud800dog"), None)               # a lone surrogate: no UTF-8
+    out = s.word_logprobs([TEXTS[0], long, bad])
+    assert np.isfinite(out[0]).all() and np.isnan(out[1]).all() and np.isnan(out[2]).all()
+    c = s.conventions()
+    assert c["skipped_over_context"] == 1 and c["skipped_unencodable"] == 1
+    assert c["example"]["text"] == "The dogs near the car run."
+
+
+def test_slow_tokenizer_is_one_clear_error(tiny, tmp_path):
+    """A Python (sentencepiece) tokenizer reports no character offsets: one clear error
+    for the text as written, none for the words convention."""
+    import transformers as tf
+    from lm.hf_causal import HFCausalScorer
+    from lm.subword import train_sentencepiece
+
+    from hf_fixtures import SENTENCES
+
+    train_sentencepiece(SENTENCES * 3, tmp_path / "spm.model", vocab_size=40)
+    slow = tf.GPTSw3Tokenizer(str(tmp_path / "spm.model"))
+    assert not slow.is_fast
+    model = tf.AutoModelForCausalLM.from_pretrained(tiny["gpt2"])
+    with pytest.raises(LMError, match="slow one without character offsets"):
+        HFCausalScorer(model, slow, name="x", source="x", device="cpu", dtype="float32", batch_size=2, kind="hf")
+    HFCausalScorer(model, slow, name="x", source="x", device="cpu", dtype="float32", batch_size=2,
+                   kind="hf", convention="words")   # words need no offsets
+
+
+def test_cli_records_what_the_model_read(tiny, tmp_path, monkeypatch):
+    """manifest.json's scoring record and tokens.tsv's pieces are the ids actually fed:
+    every sequence handed to the model is recorded as it is padded, and the record's
+    example is one of them (an opening and its continuation, or whole)."""
+    from lm import hf_forward
+
+    fed = []
+    real_pad = hf_forward.CausalRunner._pad
+
+    def pad(self, seqs):
+        fed.append([list(s) for s in seqs])
+        return real_pad(self, seqs)
+
+    monkeypatch.setattr(hf_forward.CausalRunner, "_pad", pad)
+    data = tmp_path / "pairs.jsonl"
+    data.write_text('{"sentence_good": "There is a dog.", "sentence_bad": "There are a dog.", "UID": "p"}\n'
+                    '{"sentence_good": "The keys are here!", "sentence_bad": "The keys is here!", "UID": "p"}\n')
+    out = tmp_path / "out"
+    r = run_agree("score", str(data), "--model", f"hf:{tiny['gpt2']}", "--method", "sentence",
+                  "--surprisal", "--threads", "1", "--out", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    rec = json.loads((out / "manifest.json").read_text())["scoring"]["gpt2"]
+    assert rec["convention"] == "agree" and rec["threads"] == 1
+    ex = rec["example"]
+    assert ex["text"] == "There is a dog."
+    want = ex["ids"][:-1]                                   # the last token is predicted, not read
+    opens = [s for batch in fed for s in batch]
+    assert want in opens or any(want[:len(a)] == a and want[len(a):] in opens for a in opens)
+    s = load_hf_dir(tiny["gpt2"], device="cpu")
+    assert ex["pieces"] == s.tok.convert_ids_to_tokens(ex["ids"])
+    rows = [line.split("\t") for line in (out / "tokens.tsv").read_text().splitlines()[1:]]
+    first = [r for r in rows if r[1] == "p:0" and r[4] == "correct"]
+    pieces = [p for r in first for p in r[7].split(" ")]
+    assert pieces == ex["pieces"][1:]                       # BOS belongs to no word
+    assert not first[0][7].startswith("Ġ") and first[-1][6] == "." and first[-1][7] == "."
+    md = (out / "summary.md").read_text()
+    assert "convention `agree`" in md
+
+
+def test_convention_errors_name_the_options(tiny, tmp_path):
+    items = _items(tmp_path / "items")
+    out = tmp_path / "out"
+    r = run_agree("score", str(items), "--model", f"hf:{tiny['gpt2']}", "--convention", "minicons",
+                  "--out", str(out), "-q")
+    line = _one_error(r, out)
+    assert "--convention minicons scores whole sentences only" in line and "--method sentence" in line
+    r = run_agree("score", str(items), "--model", str(tiny["bert"]), "--convention", "lm-eval",
+                  "--out", str(out), "-q")
+    assert "--convention lm-eval is a causal model's convention" in _one_error(r, out)
+
+
+def test_bf16_is_reported_native_or_emulated(tiny, tmp_path, monkeypatch):
+    from lm import device, hf_base
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu avx2 fma\n")
+    assert device.cpu_has_bf16(str(info)) is False
+    info.write_text("flags\t\t: fpu avx512f avx512_bf16\n")
+    assert device.cpu_has_bf16(str(info)) is True
+    monkeypatch.setattr(hf_base, "cpu_has_bf16", lambda: False)
+    s = load_hf_dir(tiny["gpt2"], device="cpu", dtype="bfloat16")
+    assert "emulated" in s.conventions()["dtype"]
+    assert "emulated" not in load_hf_dir(tiny["gpt2"], device="cpu").conventions()["dtype"]
+
+
+def test_cli_pair_longer_than_the_context_is_counted_in_summary(tiny, tmp_path):
+    long = " ".join(["the dog"] * 80)
+    data = tmp_path / "pairs.jsonl"
+    data.write_text(json.dumps({"sentence_good": long + " runs.", "sentence_bad": long + " run.", "UID": "p"}) + "\n"
+                    + json.dumps({"sentence_good": "The dog runs.", "sentence_bad": "The dog run.", "UID": "p"}) + "\n")
+    out = tmp_path / "out"
+    r = run_agree("score", str(data), "--model", f"hf:{tiny['gpt2']}", "--method", "sentence", "--out", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    md = (out / "summary.md").read_text()
+    assert "Note: gpt2: 2 sequence(s) longer than the model's context skipped" in md
+    rows = (out / "items.tsv").read_text().splitlines()[1:]
+    assert sum(r.split("\t")[-1] == "1" for r in rows) == 1      # that pair is undecidable

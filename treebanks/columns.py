@@ -1,8 +1,8 @@
 """A treebank as compact columns: what :mod:`treebanks.cache` stores and the
 miner (:meth:`agreement.mining.ConstructionMiner.add_columns`) reads.
 
-Each word's form, lemma, UPOS, FEATS, head, deprel (after the multiword merge)
-and depth are NumPy integer arrays, each distinct string stored once per file
+Each word's form, lemma, UPOS, FEATS, head, deprel (after the multiword merge),
+depth and space-after flag are NumPy integer arrays, each distinct string stored once per file
 (:class:`FileColumns`, one file, as parsed or cached); :class:`TreebankColumns`
 joins the files for whole-array work, and builds a sentence as a record
 (:class:`ColumnSentence`) only when asked: on a cached run no per-word Python
@@ -22,7 +22,7 @@ from treebanks.reader import Sentence, Token
 _STRINGS = ("form", "lemma", "upos", "feats", "deprel")  # string columns, ids into per-file tables
 #: per analysis (distinct form, lemma, upos, feats ids): the ids and its tokens
 _ANALYSES = ("an_form", "an_lemma", "an_upos", "an_feats", "an_count")
-_ARRAYS = ("starts", "lines") + _STRINGS + ("head", "depth") + _ANALYSES
+_ARRAYS = ("starts", "lines") + _STRINGS + ("head", "depth") + _ANALYSES + ("space",)
 
 
 def _pack(values) -> tuple[str, bytes]:
@@ -65,7 +65,8 @@ class FileColumns:
 
 class ColumnSentence:
     """A :class:`~treebanks.reader.Sentence` kept as columns (``cols``: forms,
-    lemmas, upos, feats, heads, deprels); its ``tokens`` are built on first use."""
+    lemmas, upos, feats, heads, deprels, space-after flags); its ``tokens`` are built
+    on first use."""
     __slots__ = ("sent_id", "source", "line", "depths", "cols", "_tokens")
 
     def __init__(self, sent_id: str, cols: tuple, source: str, line: int, depths: tuple):
@@ -79,6 +80,7 @@ class ColumnSentence:
         return self._tokens
 
     forms = property(lambda self: self.cols[0])
+    spaces = property(lambda self: self.cols[6])
     where = property(lambda self: f"{self.source}:{self.line}")
 
     def sentence(self) -> Sentence:
@@ -146,7 +148,8 @@ class TreebankColumns:
                     tuple(map(self.upos_names.__getitem__, self.upos[ga:gb].tolist())),
                     tuple(map(self.feats_names.__getitem__, self.feats[ga:gb].tolist())),
                     tuple(self.heads[ga:gb].tolist()),
-                    tuple(map(t[4].__getitem__, f.arrays["deprel"][a:b].tolist())))
+                    tuple(map(t[4].__getitem__, f.arrays["deprel"][a:b].tolist())),
+                    tuple(map(bool, f.arrays["space"][a:b].tolist())))
             s = self._built[k] = ColumnSentence(f.sent_ids[j], cols, f.source, int(f.arrays["lines"][j]),
                                                 tuple(self.depths[ga:gb].tolist()))
         return s

@@ -27,6 +27,9 @@ What a sentence becomes
   lemma is the parts' lemmas joined by ``+`` (``di+il``), so that the paradigm
   table keeps ``della``/``delle`` apart from ``la``/``le``. Arcs into any part
   point to the merged node.
+* **Spacing**: each word (a merged token: its range line) records whether a space
+  follows it in the text (``SpaceAfter=No`` in MISC says not), so that the
+  sentence can be written back as the treebank's ``# text``.
 * **Features** in canonical order (see :mod:`treebanks.features`).
 * Indices are 0-based over the merged nodes; the root's head is ``-1``.
 
@@ -70,6 +73,7 @@ class Token(NamedTuple):
     feats: str     #: canonical FEATS, ``_`` when none
     head: int      #: 0-based index of the head, -1 for the root
     deprel: str    #: dependency relation to the head
+    space_after: bool = True  #: a space follows it in the text (MISC has no ``SpaceAfter=No``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +94,11 @@ class Sentence:
     def where(self) -> str:
         """``FILE:LINE`` of the sentence, for messages."""
         return f"{self.source}:{self.line}"
+
+    @property
+    def spaces(self) -> tuple[bool, ...]:
+        """Per word, whether a space follows it in the sentence's text."""
+        return tuple(t.space_after for t in self.tokens)
 
 
 def read_treebanks(paths: Iterable[str | os.PathLike], *, quiet: bool = True) -> Iterator[Sentence]:
@@ -150,7 +159,7 @@ def _read_file(path: Path, piece: tuple[int, int, int] | None = None) -> Iterato
     """The sentences of one file (see :func:`_read_rows`)."""
     source = str(path)
     for sent_id, line, rows, shift in _read_rows(path, piece):
-        yield Sentence(sent_id, tuple([Token(i, w[0], w[1], w[2], w[3], w[4] - shift, w[5])
+        yield Sentence(sent_id, tuple([Token(i, w[0], w[1], w[2], w[3], w[4] - shift, w[5], w[6])
                                        for i, w in enumerate(rows)]), source, line)
 
 
@@ -211,7 +220,7 @@ def _locate_bad_utf8(path: Path) -> str:
     return f"{path}: not UTF-8 text; CoNLL-U files must be UTF-8"
 
 
-_FIELDS = operator.itemgetter("id", "form", "lemma", "upos", "feats_", "head", "deprel")
+_FIELDS = operator.itemgetter("id", "form", "lemma", "upos", "feats_", "head", "deprel", "misc_")
 _CANONICAL: dict[str | None, str] = {}  # raw FEATS -> canonical (a plain dict: the hot path)
 
 
@@ -219,10 +228,10 @@ def _rows(tokenlist, tracker: LineTracker, path: Path, number: int | None) -> tu
     def fail(k: int, message: str):
         raise TreebankError(f"{path}:{tracker.word_line(k)}: {message}")
 
-    words = []   # (form, lemma, upos, feats, head (1-based, 0 = root), deprel)
-    ranges = []  # (first id, last id, surface form, row)
+    words = []   # (form, lemma, upos, feats, head (1-based, 0 = root), deprel, space after)
+    ranges = []  # (first id, last id, surface form, row, space after)
     canonical = _CANONICAL
-    for k, (tid, form, lemma, upos, feats, head, deprel) in enumerate(map(_FIELDS, tokenlist)):
+    for k, (tid, form, lemma, upos, feats, head, deprel, misc) in enumerate(map(_FIELDS, tokenlist)):
         if type(tid) is int:
             if tid != len(words) + 1:
                 fail(k, f"word ID {tid} out of sequence (expected {len(words) + 1})")
@@ -234,11 +243,11 @@ def _rows(tokenlist, tracker: LineTracker, path: Path, number: int | None) -> tu
                     canon = canonical[feats] = canonical_feats(feats)
                 except ValueError as e:
                     fail(k, f"FEATS: {e}")
-            words.append((form, lemma, upos, canon, head, deprel))
+            words.append((form, lemma, upos, canon, head, deprel, _space_after(misc)))
         elif tid is None:
             fail(k, "empty ID")
         elif tid[1] == "-":
-            ranges.append((tid[0], tid[2], form, k))
+            ranges.append((tid[0], tid[2], form, k, _space_after(misc)))
         # else: an empty node (8.1): dropped
     n = len(words)
     if n == 0:
@@ -251,6 +260,11 @@ def _rows(tokenlist, tracker: LineTracker, path: Path, number: int | None) -> tu
     if ranges:
         return sent_id, tracker.block_start, _merge(words, ranges, tokenlist, fail), 0
     return sent_id, tracker.block_start, words, 1  # heads 1-based
+
+
+def _space_after(misc) -> bool:
+    """False when MISC says ``SpaceAfter=No`` (one of its ``|``-separated entries)."""
+    return not misc or "SpaceAfter=No" not in misc.split("|")
 
 
 def _row_of_word(tokenlist, wid: int) -> int:
@@ -281,7 +295,7 @@ def _merge(words, ranges, tokenlist, fail) -> list[tuple]:
     span_of = {}  # word id -> (first, last, surface)
     reps = {}     # first id -> representative id
     last_end = 0
-    for first, last, surface, k in ranges:
+    for first, last, surface, k, _space in ranges:
         if first <= last_end or last > n:
             fail(k, f"multiword token {first}-{last} overlaps another or lies outside the sentence")
         last_end = last
@@ -290,26 +304,26 @@ def _merge(words, ranges, tokenlist, fail) -> list[tuple]:
             fail(k, f"multiword token {first}-{last} has no part attached outside it")
         reps[first] = max(out, key=lambda i: (-depth[i], words[i - 1][3].count("="), i))
         for i in range(first, last + 1):
-            span_of[i] = (first, last, surface)
+            span_of[i] = (first, last, surface, _space)
 
     new_index = [-1] * (n + 1)   # old 1-based id -> new 0-based index (0 -> -1: root)
-    order = []                    # (representative id, surface or None, lemma)
+    order = []                    # (representative id, surface or None, lemma, space after)
     i = 1
     while i <= n:
         if i in span_of:
-            first, last, surface = span_of[i]
+            first, last, surface, space = span_of[i]
             for j in range(first, last + 1):
                 new_index[j] = len(order)
-            order.append((reps[first], surface, "+".join(words[j - 1][1] for j in range(first, last + 1))))
+            order.append((reps[first], surface, "+".join(words[j - 1][1] for j in range(first, last + 1)), space))
             i = last + 1
         else:
             new_index[i] = len(order)
-            order.append((i, None, None))
+            order.append((i, None, None, words[i - 1][6]))
             i += 1
     rows = []  # heads 0-based
-    for rep, surface, lemma in order:
-        form, lem, upos, feats, head, deprel = words[rep - 1]
+    for rep, surface, lemma, space in order:
+        form, lem, upos, feats, head, deprel, _ = words[rep - 1]
         rows.append((surface if surface is not None else form, lemma if lemma is not None else lem, upos, feats,
-                     new_index[head], deprel))
+                     new_index[head], deprel, space))
     return rows
 

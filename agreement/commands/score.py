@@ -6,6 +6,7 @@ import click
 from agreement.options import CPUS, SIZE, WORKERS, device_option, invocation_argv, log, out_option, quiet_option, seed_option
 from agreement.score_dir import ScoreOptions, score_to_dir
 from formats.testsets import FORMATS
+from lm.pieces import CONVENTIONS, DEFAULT, check_convention
 
 
 @click.command()
@@ -66,6 +67,14 @@ from formats.testsets import FORMATS
 @click.option("--threads", type=CPUS, default=None,
               help="CPU threads of each model: llama.cpp's and torch's (default: every CPU this "
                    "process may use; with --executor ray: 1 per worker).")
+@click.option("--convention", type=click.Choice(list(CONVENTIONS)), default=DEFAULT, show_default=True,
+              help="What subword (Hugging Face, GGUF) models read. agree: BOS + the text as written "
+                   "(the items' spacing, e.g. 'herself.'), tokenized once, = minicons "
+                   "sequence_score with bos_token=True. lm-eval: BOS + ' ' + the text "
+                   "(lm-evaluation-harness's BLiMP string). minicons: minicons' default (no BOS; "
+                   "the first token is not scored; --method sentence only). words: the "
+                   "tokenized words, each encoded alone (agree before 0.2). Word-level models "
+                   "(LSTM, KenLM, unigram) always read words.")
 @click.option("--executor", type=click.Choice(["in-process", "ray"]), default="in-process", show_default=True,
               help="Where models score: in this process, or on Ray workers (pip install "
                    "'agree-bench[cluster]'). Either way finished shards are kept in OUT.partial and "
@@ -79,8 +88,8 @@ from formats.testsets import FORMATS
 @seed_option
 @quiet_option
 def score(testsets, models, columns, humans, method, fmt, curve, lang, surprisal, units, reference,
-          require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, executor, workers,
-          ray_address, out, force, seed, quiet):
+          require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, convention, executor,
+          workers, ray_address, out, force, seed, quiet):
     """Score test sets with language models.
 
     Score agreement test sets with language models and compare them with humans.
@@ -131,14 +140,17 @@ def score(testsets, models, columns, humans, method, fmt, curve, lang, surprisal
     Scoring conventions (every engine; each model's are in manifest.json "scoring"
     and one line per model in summary.md): natural log; a sentence is scored after
     the model's own BOS token, added once; every word including the first is
-    scored; a subword word is its own pieces (" " + word after the first) times the
-    probability that the next piece starts a new word; a tie is never correct.
+    scored; a subword model reads the text as written (--convention) and a word's
+    value is the pieces it owns (character offsets), times, for the target method,
+    the probability that the next piece cannot continue the word; a tie is never
+    correct.
     """
     options = ScoreOptions(method=method, fmt=fmt, from_outputs=columns, humans=humans, reference=reference,
                            surprisal=surprisal, units=units, require_in_vocab=require_in_vocab,
                            carry_state=carry_state, batch_size=batch_size, device=device, dtype=dtype,
                            engine=engine, threads=threads, executor=executor, workers=workers,
-                           ray_address=ray_address, curve=curve, lang=lang)
+                           ray_address=ray_address, curve=curve, lang=lang,
+                           convention=check_convention(convention, method))
     run = score_to_dir(out, testsets, models, options, seed=seed, argv=invocation_argv(), force=force, quiet=quiet)
     click.echo(run.table, nl=False)
     log(f"wrote {run.rows} scored rows and the summary to {out}", quiet)

@@ -16,6 +16,7 @@ from agreement.errors import DOMAIN_ERRORS
 from agreement.score import load_scorers, oov_flags, piece_flags, score_chunk, sentence_pair
 from agreement.shards import ModelJob, ShardResult, ShardTask, VocabResult
 from formats.items import Item
+from lm.base import space_after_of
 
 
 class ModelWorker:
@@ -46,11 +47,16 @@ class ModelWorker:
         counts = {k: v - before[k] for k, v in after.items()
                   if isinstance(v, int) and not isinstance(v, bool) and isinstance(before.get(k), int)
                   and v != before[k]}
-        result = ShardResult(logp, counts=counts)
+        # what the scorer first noted while scoring (e.g. the example of what it read)
+        notes = {k: v for k, v in after.items() if k not in counts and before.get(k) != v
+                 and not (isinstance(v, int) and not isinstance(v, bool))}
+        result = ShardResult(logp, counts=counts, notes=notes)
         if task.words:
             result.good, result.bad = [list(words[0]), list(words[1])]
-            seen = {w for it in task.items for sentence in sentence_pair(it) for w in sentence}
-            result.pieces = {w: list(self.scorer.word_pieces(w)) for w in sorted(seen)}
+            # the pieces each word owns in its sentence, as the model read it (tokens.tsv)
+            result.pieces = [[list(sentence), list(space_after_of(sentence) or ()),
+                              [list(p) for p in self.scorer.sentence_pieces(sentence)]]
+                             for it in task.items for sentence in sentence_pair(it)]
         return result
 
     def close(self) -> None:

@@ -18,6 +18,10 @@ A pair becomes one :class:`formats.items.Item` (:func:`pair_item`, shared with
   otherwise the target is the first differing position and the pair can be scored
   only with ``--method sentence`` (``extra["target_ok"]`` is False). BLiMP's own
   ``one_prefix_method: false`` also makes a pair sentence-only, as BLiMP intends;
+* the text as written is kept: each sentence's spacing (``herself.``: no space
+  before the ``.``) as the item's ``space_after`` and ``extra["wrong_spaces"]``, so
+  that a subword model reads the published strings exactly (runs of whitespace read
+  as one space, the ends stripped: :mod:`formats.spacing`);
 * the bad sentence's words are kept in ``extra["wrong_tokens"]`` (never written to
   items.tsv); a pair whose two sentences are identical is skipped and counted (it
   cannot tell anything), never scored.
@@ -39,6 +43,7 @@ from formats.errors import AgreeError
 from formats.items import Item
 from formats.testsets.registry import TestSet, TestSetFormat, must_exist, register
 from formats.testsets.sniff import not_json_lines
+from formats.spacing import spacing_of
 
 _FINAL_PUNCT = re.compile(r"^(.*?[^.?!])([.?!]+)$")
 #: fields our exporter adds so that a round trip restores the items
@@ -69,19 +74,30 @@ class PairSkips:
     """Counts of pairs a reader dropped, by reason (reported on stderr and in summary.md)."""
     identical: int = 0
     files: list = field(default_factory=list)
+    empty: int = 0
+
+    def count(self, good: str, bad: str) -> None:
+        """Count a pair :func:`pair_item` turned down (None), by its reason."""
+        if not good.split() or not bad.split():
+            self.empty += 1
+        else:
+            self.identical += 1
 
     def notes(self) -> list[str]:
         out = []
         if self.identical:
             out.append(f"{self.identical} pair(s) skipped: the two sentences are identical")
+        if self.empty:
+            out.append(f"{self.empty} pair(s) skipped: a sentence is empty")
         return out
 
 
 def pair_item(item_id: str, construction: str, good: str, bad: str, *, target_ok: bool = True,
               extra: dict | None = None, agree: dict | None = None) -> Item | None:
-    """One minimal pair as an Item (rule in the module docstring); None when identical."""
+    """One minimal pair as an Item (rule in the module docstring); None when the two
+    are identical or one is empty (:meth:`PairSkips.count` tells which)."""
     g, b = split_words(good), split_words(bad)
-    if g == b:
+    if g == b or not g or not b:
         return None
     diff = [i for i, (x, y) in enumerate(zip(g, b)) if x != y]
     single = len(g) == len(b) and len(diff) == 1
@@ -98,7 +114,9 @@ def pair_item(item_id: str, construction: str, good: str, bad: str, *, target_ok
         cue_index=min(int(agree.get("agree_cue_index", 0)), max(t - 1, 0)), target_index=t,
         attractors=int(agree.get("agree_attractors", 0)), punct=False,
         perturbation=str(agree.get("agree_perturbation", "original")),
-        extra={**(extra or {}), "wrong_tokens": b, "target_ok": bool(single and target_ok)})
+        extra={**(extra or {}), "wrong_tokens": b, "wrong_spaces": spacing_of(bad, b),
+               "target_ok": bool(single and target_ok)},
+        space_after=spacing_of(good, g))
 
 
 # --------------------------------------------------------------------------- reading
@@ -136,9 +154,10 @@ def read_blimp(paths: str | os.PathLike | Iterable, skips: PairSkips | None = No
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                item = _blimp_item(_json(line, path, lineno), path, lineno)
+                row = _json(line, path, lineno)
+                item = _blimp_item(row, path, lineno)
                 if item is None:
-                    skips.identical += 1
+                    skips.count(row["sentence_good"], row["sentence_bad"])
                 else:
                     items.append(item)
     return items
@@ -159,6 +178,12 @@ def _blimp_item(row: dict, path: Path, lineno: int) -> Item | None:
     missing = [k for k in ("sentence_good", "sentence_bad") if not isinstance(row.get(k), str)]
     if missing:
         raise AgreeError(f"{path}:{lineno}: not a BLiMP pair (missing {', '.join(missing)})")
+    for k in ("sentence_good", "sentence_bad"):
+        try:
+            row[k].encode("utf-8")
+        except UnicodeEncodeError as e:   # JSON escapes can spell lone surrogates
+            raise AgreeError(f"{path}:{lineno}: {k} is not Unicode text (a lone surrogate "
+                             f"{row[k][e.start]!r} at character {e.start + 1})") from None
     uid = str(row.get("UID") or path.stem)
     pair_id = row.get("pairID", row.get("pair_id", lineno - 1))
     extra = {"paradigm": uid, "linguistics_term": row.get("linguistics_term", ""),

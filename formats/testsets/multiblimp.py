@@ -93,7 +93,7 @@ def read_multiblimp(paths, skips: PairSkips | None = None) -> list[Item]:
                     raise AgreeError(f"{path}:{reader.line_num}: row has fewer columns than the header")
                 item = _item(row, path, n, reader.line_num)
                 if item is None:
-                    skips.identical += 1
+                    skips.count(row["sen"], row["wrong_sen"])
                 else:
                     items.append(item)
     return items

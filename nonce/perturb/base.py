@@ -26,6 +26,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Sequence
 
+from formats.detok import attaches_left, space_after as rule_spacing
 from formats.items import Item
 from nonce.errors import NonceError
 
@@ -68,12 +69,14 @@ COMMON_OPTIONS = {
 
 
 class Draft:
-    """A mutable copy of one item's tokens that keeps POS, features and the cue and
-    target positions consistent under replace / delete / insert / merge."""
+    """A mutable copy of one item's tokens that keeps POS, features, the spacing of
+    the text as written and the cue and target positions consistent under replace /
+    delete / insert / merge."""
 
     def __init__(self, item: Item):
         self.item = item
         self.tokens = list(item.tokens)
+        self.spaces = list(item.spacing)
         self.pos = list(item.pos)
         self.feats = list(item.feats)
         self.cue = item.cue_index
@@ -118,15 +121,26 @@ class Draft:
 
     def delete(self, i: int) -> None:
         self._guard(i)
-        del self.tokens[i], self.pos[i], self.feats[i]
+        if i > 0:  # the gap after the deleted word now follows the word before it
+            self.spaces[i - 1] = self.spaces[i]
+        self._drop(i)
+
+    def _drop(self, i: int) -> None:
+        del self.tokens[i], self.pos[i], self.feats[i], self.spaces[i]
         self.cue -= self.cue > i
         self.target -= self.target > i
 
     def insert(self, i: int, form: str, pos: str, feats: str = "_") -> None:
-        """Insert a token so that it becomes index ``i`` (the token there moves right)."""
+        """Insert a token so that it becomes index ``i`` (the token there moves right); a
+        mark written against the word before it (``,``: :func:`formats.detok.attaches_left`)
+        takes that word's space, any other token is followed by one."""
+        space = True
+        if i > 0 and attaches_left(form):
+            space, self.spaces[i - 1] = self.spaces[i - 1], False
         self.tokens.insert(i, form)
         self.pos.insert(i, pos)
         self.feats.insert(i, feats)
+        self.spaces.insert(i, space if i < len(self.spaces) else False)
         self.cue += self.cue >= i
         self.target += self.target >= i
 
@@ -136,7 +150,7 @@ class Draft:
         noun, preposition + pronoun) is the head of the pair."""
         self._guard(i, i + 1)
         self.tokens[i + 1] = self.tokens[i] + self.tokens[i + 1]
-        self.delete(i)
+        self._drop(i)   # the space between them is gone; the merged word keeps the one after
 
     def to_item(self, perturbation: str, changes: int) -> Item:
         before, after = self.item, self
@@ -149,8 +163,10 @@ class Draft:
         has = "PUNCT" in self.pos[min(self.cue, self.target) + 1:max(self.cue, self.target)]
         if had != has:  # only then: otherwise keep the extractor's own flag as it was
             punct = has
+        spaces = tuple(self.spaces[:-1]) + (False,) if self.spaces else ()
         return before.replace(tokens=tuple(self.tokens), pos=tuple(self.pos), feats=tuple(self.feats),
                               cue_index=self.cue, target_index=self.target, punct=punct,
+                              space_after=None if spaces == rule_spacing(self.tokens) else spaces,
                               perturbation=perturbation, extra={**before.extra, "changes": changes})
 
 
