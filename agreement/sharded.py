@@ -46,7 +46,8 @@ def model_jobs(specs, executor: Executor, load_options: dict, quiet: bool = Fals
         if executor.threads is not None:
             options["threads"] = executor.threads
         if spec.kind == "gguf":
-            options["engine"] = choose_engine(spec.directory, options.get("engine") or "auto", quiet=quiet)
+            options["engine"] = choose_engine(spec.directory, options.get("engine") or "auto", quiet=quiet,
+                                              device=options.get("device"))
         scored = {k: options.get(k) for k in SCORED_OPTIONS}
         jobs.append(model_job(spec, options, executor.threads, scored))
     return jobs

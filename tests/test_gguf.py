@@ -37,17 +37,23 @@ def test_not_gguf(tmp_path):
         read_gguf_info(tmp_path / "absent.gguf")
 
 
-def test_memory_rule(tmp_path, capsys):
+def test_auto_rule(tmp_path, capsys):
     path = tiny_gguf(tmp_path / "t.gguf")  # 10 weights: 40 bytes in fp32
     both = all(importlib.util.find_spec(m) for m in ("llama_cpp", "transformers"))
     if not both:
         pytest.skip("the auto rule falls back to the installed engine; needs both installed")
-    assert choose_engine(path, available=81) == "transformers"
+    # on a CPU: llama.cpp whatever the memory (as fast per pair, faster to load)
+    assert choose_engine(path, available=10**12, gpu=False) == "llama.cpp"
+    assert "t.gguf: engine llama.cpp" in capsys.readouterr().err
+    assert choose_engine(path, available=10**12, device="cpu") == "llama.cpp"
+    capsys.readouterr()
+    # on a GPU: transformers when the fp32 weights take under half the memory
+    assert choose_engine(path, available=81, gpu=True) == "transformers"
     assert "engine transformers" in capsys.readouterr().err
-    assert choose_engine(path, available=80) == "llama.cpp"  # 40 is not under half of 80
+    assert choose_engine(path, available=80, gpu=True) == "llama.cpp"  # 40 is not under half of 80
     err = capsys.readouterr().err
     assert "t.gguf: engine llama.cpp" in err and ">= half of" in err
-    assert choose_engine(path, available=80, quiet=True) == "llama.cpp"
+    assert choose_engine(path, available=80, quiet=True, gpu=True) == "llama.cpp"
     assert capsys.readouterr().err == ""
 
 
