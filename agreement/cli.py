@@ -38,7 +38,7 @@ COMMANDS = {
     "import-model": ("agreement.commands.import_model", "import_model"),
     "demo": ("agreement.commands.demo", "demo"),
     "analyze": ("agreement.commands.analyze", "analyze"),
-    "swap-targets": ("agreement.commands.systematicity", "swap_targets"),
+    "swap-targets": ("agreement.commands.swap_targets", "swap_targets"),
     "setup": ("agreement.commands.setup_kenlm", "setup"),
     "doctor": ("agreement.commands.doctor", "doctor"),
 }

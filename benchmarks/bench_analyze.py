@@ -5,7 +5,7 @@ Rows are simulated with the demo's shape: 3 models x 1,682 items x 10 variants
 (original + 9 nonce), 0-3 attractors, 6 constructions, log-probabilities drawn so
 that one model is ~97% right and two are near chance; plus rater votes (9 per
 item) for the graded comparison and the noise ceiling. Timed: reading the
-scored items.tsv, then every analysis (:func:`agreement.analysis.run.analyze`:
+scored items.tsv, then every analysis (:func:`agreement.reporting.analysis.run.analyze`:
 ceilings and correlations with 1,000 bootstrap replicates, the mixed model, the
 paired comparisons with 2,000 replicates, the challenge subsets).
 
@@ -28,9 +28,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agreement.analysis.paired import compare  # noqa: E402
-from agreement.analysis.rows import scored_table  # noqa: E402
-from agreement.analysis.run import analyze  # noqa: E402
+from agreement.reporting.analysis.paired import compare  # noqa: E402
+from agreement.reporting.analysis.rows import scored_table  # noqa: E402
+from agreement.reporting.analysis.run import analyze  # noqa: E402
 from formats.humans import HumanJudgment  # noqa: E402
 
 MODELS = {"lstm": 3.5, "kn5": 0.05, "unigram": 0.0}  # base log-odds of a correct choice

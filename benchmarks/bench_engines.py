@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agreement.score import score_items
+from agreement.scoring.score import score_items
 from formats.testsets.blimp import read_blimp
 from lm.hf_load import load_gguf_transformers
 from lm.llamacpp import load_llamacpp

@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agreement.extract import ExtractConfig, extract_items  # noqa: E402
+from agreement.extraction.extract import ExtractConfig, extract_items  # noqa: E402
 from treebanks.reader import expand_paths  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "ud" / "en_ewt"

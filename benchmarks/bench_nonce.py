@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agreement.extract import ExtractConfig, extract_items  # noqa: E402
+from agreement.extraction.extract import ExtractConfig, extract_items  # noqa: E402
 from nonce.generate import NonceConfig, make_nonce  # noqa: E402
 from nonce.pool import CandidatePool  # noqa: E402
 from nonce.vowels import case_class, initial_class  # noqa: E402

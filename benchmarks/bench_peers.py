@@ -75,7 +75,7 @@ def _rows(data: Path):
 # --------------------------------------------------------------------------- workers
 
 def run_agree(model: Path, data: Path, batch: int, convention: str):
-    from agreement.score import score_items
+    from agreement.scoring.score import score_items
     from formats.testsets.blimp import read_blimp
     from lm.hf_load import load_hf_dir
 

@@ -32,8 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from agreement.executors import InProcessExecutor, RayExecutor
-from agreement.score_dir import ScoreOptions, score_to_dir
+from agreement.scoring.executors import InProcessExecutor, RayExecutor
+from agreement.scoring.score_dir import ScoreOptions, score_to_dir
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 BLIMP = SHARED / "blimp" / "data"

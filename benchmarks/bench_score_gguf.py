@@ -54,7 +54,7 @@ def blimp_sentences(per_paradigm: int) -> list[list[str]]:
 
 def english_queries(n: int):
     from formats.testsets import load_testset
-    from agreement.score import target_query
+    from agreement.scoring.score import target_query
 
     return [target_query(it) for it in load_testset(str(ENGLISH)).items[:n]]
 

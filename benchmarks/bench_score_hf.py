@@ -90,7 +90,7 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=32)
     args = ap.parse_args()
     from formats.testsets import load_testset
-    from agreement.score import target_query
+    from agreement.scoring.score import target_query
 
     if not PAPER_EN.with_suffix(".text").is_file():
         sys.exit(f"bench_score_hf: {PAPER_EN}.* is absent")

@@ -35,7 +35,7 @@ def blimp(pairs: int):
 
 def english(items: int):
     from formats.testsets import load_testset
-    from agreement.score import target_query
+    from agreement.scoring.score import target_query
 
     return [target_query(it) for it in load_testset(str(SHARED / "colorlessgreen/English/generated")).items[:items]]
 

@@ -29,7 +29,7 @@ CONVENTIONS = ("agree", "lm-eval", "minicons", "words")
 
 
 def run(model: Path, data: Path, convention: str, batch: int):
-    from agreement.score import score_items
+    from agreement.scoring.score import score_items
     from formats.testsets.blimp import read_blimp
     from lm.hf_load import load_hf_dir
 

@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agreement.extract import ExtractConfig, extract_items  # noqa: E402
+from agreement.extraction.extract import ExtractConfig, extract_items  # noqa: E402
 from nonce.generate import NonceConfig, make_nonce  # noqa: E402
 
 UD = ROOT.parent / "shared" / "data" / "ud"

@@ -4,7 +4,7 @@ Two layouts are read: a TSV with the columns ``item_id``, ``variant``,
 ``votes_correct``, ``votes_wrong``; or the paper's ``best_model_mturk.tab``, whose
 ``mturk_count`` columns hold the raters of the correct and the wrong form. Items
 nobody rated are left out. Matching judgments to test items is
-:class:`agreement.humans.HumanIndex`."""
+:class:`agreement.reporting.humans.HumanIndex`."""
 from __future__ import annotations
 
 import csv

@@ -18,11 +18,11 @@ from formats.testsets.colorlessgreen import write_colorlessgreen
 from formats.items import write_items
 from formats.manifest import atomic_output_dir, rooted, write_manifest
 from formats.vocab import vocab_path
-from formats.extractdir import EXTRACT_FILES, ExtractDir, read_extract_dir
+from formats.extract_output import EXTRACT_FILES, ExtractDir, read_extract_dir
 from nonce.budget import check_nonce_size
 from nonce.generate import NonceConfig, NonceResult, make_nonce, treebank_vocab
 from nonce.pool import CandidatePool
-from nonce.systematicity import SwapResult, make_swaps
+from nonce.target_swaps import SwapResult, make_swaps
 from nonce.vowels import vowel_rule_on
 
 FORMATS = ("tsv", "colorlessgreen")
@@ -61,7 +61,7 @@ def swap_targets_to_dir(out: str | os.PathLike, extract_dir: str | os.PathLike, 
                         seed: int = 1111, vocab: str | os.PathLike | None = None, argv: Sequence[str] = (),
                         force: bool = False, quiet: bool = False,
                         root: str | os.PathLike | None = None) -> SwapResult:
-    """Systematicity items (:func:`nonce.systematicity.make_swaps`) of ``extract_dir``
+    """Systematicity items (:func:`nonce.target_swaps.make_swaps`) of ``extract_dir``
     into ``out``: every original, then up to ``k`` copies with another target lemma."""
     src = read_extract_dir(rooted(root, extract_dir))
     words = treebank_vocab(rooted(root, vocab), src.table) if vocab else None

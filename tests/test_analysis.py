@@ -13,12 +13,12 @@ pytest.importorskip("scipy", reason="scipy not installed (pip install 'agree-ben
 from scipy import stats as sps  # noqa: E402
 from conftest import run_agree  # noqa: E402
 
-from agreement.analysis.ceiling import graded_comparison, split_half_reliability  # noqa: E402
-from agreement.analysis.challenge import challenge_subsets  # noqa: E402
-from agreement.analysis.paired import compare  # noqa: E402
-from agreement.analysis.rows import scored_table  # noqa: E402
+from agreement.reporting.analysis.ceiling import graded_comparison, split_half_reliability  # noqa: E402
+from agreement.reporting.analysis.challenge import challenge_subsets  # noqa: E402
+from agreement.reporting.analysis.paired import compare  # noqa: E402
+from agreement.reporting.analysis.rows import scored_table  # noqa: E402
 from agreement.errors import AgreeError  # noqa: E402
-from agreement.stats import bootstrap_ci, mcnemar_exact, pearson, spearman  # noqa: E402
+from agreement.reporting.stats import bootstrap_ci, mcnemar_exact, pearson, spearman  # noqa: E402
 
 HEADER = ("item_id", "variant", "perturbation", "construction", "attractors", "model",
           "logp_correct", "logp_wrong", "correct", "oov", "group", "testset")
@@ -102,7 +102,7 @@ def simulated_rows(rng, n_items=400, variants=5):
 
 
 def _fit_simulated(tmp_path, seed, **size):
-    from agreement.analysis.mixed import fit_mixed
+    from agreement.reporting.analysis.mixed import fit_mixed
 
     rows, truth = simulated_rows(np.random.default_rng(seed), **size)
     return fit_mixed(scored_table([write_score_dir(tmp_path / f"s{seed}", rows)])), truth
@@ -110,7 +110,7 @@ def _fit_simulated(tmp_path, seed, **size):
 
 def test_mixed_model_recovers_known_coefficients(tmp_path):
     pytest.importorskip("statsmodels", reason="statsmodels not installed")
-    from agreement.analysis.mixed import attractor_effects
+    from agreement.reporting.analysis.mixed import attractor_effects
 
     fit, truth = _fit_simulated(tmp_path, 11)
     for term, value in truth.items():  # every truth inside its 95% interval, no slack
@@ -147,7 +147,7 @@ def test_mixed_model_laplace_sds_equal_statsmodels_numerical_hessian(tmp_path):
     from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
     from statsmodels.tools.numdiff import approx_fprime
 
-    from agreement.analysis import mixed
+    from agreement.reporting.analysis import mixed
 
     rows, _ = simulated_rows(np.random.default_rng(4), n_items=40, variants=3)
     table = scored_table([write_score_dir(tmp_path / "s", rows)])
@@ -295,7 +295,7 @@ class TestHandWrittenStatsAgainstScipy:
 
 
 def test_share_ranks_equal_scipy_rankdata():
-    from agreement.analysis.ceiling import _share_ranks
+    from agreement.reporting.analysis.ceiling import _share_ranks
 
     rng = np.random.default_rng(8)
     den = rng.integers(1, 7, size=(5, 40))
@@ -304,7 +304,7 @@ def test_share_ranks_equal_scipy_rankdata():
 
 
 def test_spearman_interval_with_full_sample_ranks_is_close_to_reranking():
-    from agreement.analysis.ceiling import _boot_corr, _rowwise_corr
+    from agreement.reporting.analysis.ceiling import _boot_corr, _rowwise_corr
 
     rng = np.random.default_rng(9)
     x = rng.uniform(size=300)
@@ -318,7 +318,7 @@ def test_spearman_interval_with_full_sample_ranks_is_close_to_reranking():
 
 def test_undecidable_rows_are_left_out_and_counted(tmp_path):
     """A tie (or NaN) is undecidable, as in agree score: not a wrong answer."""
-    from agreement.analysis.rows import scored_table
+    from agreement.reporting.analysis.rows import scored_table
     from formats.manifest import write_manifest
     from formats.items import Item
     from formats.scored import ScoredItem, write_scored

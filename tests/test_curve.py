@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from agreement.curve import Position, _split_value, training_position
-from agreement.curve_report import CurveRow, emergence, read_curve_tsv
+from agreement.scoring.curve import Position, _split_value, training_position
+from agreement.reporting.curve_report import CurveRow, emergence, read_curve_tsv
 from conftest import run_agree
 from formats.items import Item, write_items
 from formats.scored import read_scored

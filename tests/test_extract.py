@@ -1,4 +1,4 @@
-"""agreement.mining / agreement.extract / formats.testsets.colorlessgreen on a toy treebank
+"""agreement.extraction.mining / agreement.extraction.extract / formats.testsets.colorlessgreen on a toy treebank
 whose answers are known: subject-verb across a relative clause (kept), verb-object
 (rejected), a non-projective arc, a verb with no plural form, past tenses spelled
 alike, and a word whose rare plural reading must not count as an attractor."""
@@ -10,9 +10,9 @@ import pytest
 
 from formats.testsets.colorlessgreen import read_colorlessgreen, write_colorlessgreen
 from agreement.errors import AgreeError
-from agreement.extract import ExtractConfig, extract_items, parse_features
+from agreement.extraction.extract import ExtractConfig, extract_items, parse_features
 from formats.vocab import vocab_words as read_vocab
-from agreement.mining import ConstructionMiner, MiningConfig, parse_construction
+from agreement.extraction.mining import ConstructionMiner, MiningConfig, parse_construction
 from treebanks.errors import TreebankError
 from treebanks.reader import read_treebanks
 

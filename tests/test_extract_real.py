@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from formats.testsets.colorlessgreen import read_colorlessgreen
-from agreement.extract import ExtractConfig, extract_items
+from agreement.extraction.extract import ExtractConfig, extract_items
 from conftest import run_agree, shared_path
 
 pytestmark = pytest.mark.integration

@@ -76,9 +76,9 @@ def _gguf_specs_wired() -> bool:
     """``--model gguf:FILE`` reaches lm.gguf_load.load_gguf once issue 10's model specs are merged."""
     import inspect
 
-    import agreement.score
+    import agreement.scoring.score
 
-    return "load_gguf(" in inspect.getsource(agreement.score)
+    return "load_gguf(" in inspect.getsource(agreement.scoring.score)
 
 
 @pytest.mark.skipif(not _gguf_specs_wired(), reason="--model gguf: is wired to lm.gguf_load.load_gguf "

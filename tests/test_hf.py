@@ -217,7 +217,7 @@ def _smollm2() -> Path:
 @pytest.mark.slow
 def test_smollm2_gguf_on_paper_items(shared, tmp_path):
     from formats.testsets import load_testset
-    from agreement.score import score_items
+    from agreement.scoring.score import score_items
     from lm.hf_load import load_gguf_transformers
 
     gguf = _smollm2()

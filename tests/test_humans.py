@@ -1,10 +1,10 @@
-"""agreement.humans: both judgment formats, joining them to items, model-human agreement."""
+"""agreement.reporting.humans: both judgment formats, joining them to items, model-human agreement."""
 from __future__ import annotations
 
 import pytest
 
 from agreement.errors import AgreeError
-from agreement.humans import HumanIndex, model_human_agreement
+from agreement.reporting.humans import HumanIndex, model_human_agreement
 from formats.humans import read_humans
 from formats.items import Item
 from formats.scored import ScoredItem
@@ -107,7 +107,7 @@ class TestAgreement:
 
 
 def test_a_file_that_matches_no_item(tmp_path):
-    from agreement.humans import check_coverage
+    from agreement.reporting.humans import check_coverage
 
     path = tmp_path / "votes.tsv"
     path.write_text("item_id\tvariant\tvotes_correct\tvotes_wrong\nzz\t0\t9\t1\n", encoding="utf-8")

@@ -6,8 +6,8 @@ import numpy as np
 from conftest import run_agree
 from formats.items import Item
 from formats.scored import write_scored
-from agreement.score import score_items
-from agreement.summary import build_summary, render_markdown
+from agreement.scoring.score import score_items
+from agreement.reporting.summary import build_summary, render_markdown
 from lm.unigram import UnigramScorer
 
 
@@ -301,7 +301,7 @@ DUAL = _conllu(*[_dual_sentence(n, nf, v, vf) for n, nf, v, vf in (
 
 class TestDual:
     def _extract(self, tmp_path, **kw):
-        from agreement.extract import ExtractConfig, extract_items
+        from agreement.extraction.extract import ExtractConfig, extract_items
         path = tmp_path / "ar.conllu"
         path.write_text(DUAL, encoding="utf-8")
         return extract_items([path], ExtractConfig(min_count=2, **kw))
@@ -338,7 +338,7 @@ class TestDual:
 
 class TestExplainRejections:
     def test_explain_shows_which_features_differed(self, tmp_path):
-        from agreement.extract import ExtractConfig, extract_items
+        from agreement.extraction.extract import ExtractConfig, extract_items
         # "yaktub" (present) has only a past-tense plural: number and tense differ
         text = DUAL + _conllu(*[_dual_sentence("walad", SG, "yaktub", "Number=Sing|Tense=Pres")] * 2,
                               _dual_sentence("awlād", PL, "katabūhu", "Number=Plur|Tense=Past"))
@@ -353,7 +353,7 @@ class TestExplainRejections:
 
 class TestTreebankCache:
     def test_second_run_reads_the_cache_and_gives_the_same_result(self, tmp_path):
-        from agreement.extract import ExtractConfig, extract_items
+        from agreement.extraction.extract import ExtractConfig, extract_items
         path = tmp_path / "ar.conllu"
         path.write_text(DUAL, encoding="utf-8")
         cache = tmp_path / "cache"

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from agreement.extract import ExtractConfig, extract_items
+from agreement.extraction.extract import ExtractConfig, extract_items
 from conftest import shared_path
 from nonce.generate import NonceConfig, make_nonce
 from nonce.pool import CandidatePool, PoolOptions

@@ -260,7 +260,7 @@ def test_read_only_directory_as_user_nobody(tb, tmp_path):
         toy_treebank(shared / "tb")
         os.chmod(shared, 0o755)
         os.chmod(shared / "ro", 0o555)
-        code = ("import difflib, os, sys, agreement.cli, agreement.commands.extract, agreement.extract\n"
+        code = ("import difflib, os, sys, agreement.cli, agreement.commands.extract, agreement.extraction.extract\n"
                 "os.setgroups([]); os.setgid(65534); os.setuid(65534)\n"
                 f"sys.argv = ['agree', 'extract', {str(shared / 'tb')!r}, '--out', "
                 f"{str(shared / 'ro' / 'out')!r}, '-q']\n"

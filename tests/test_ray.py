@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agreement.executors import InProcessExecutor, RayExecutor
-from agreement.score_dir import ScoreOptions, score_to_dir
+from agreement.scoring.executors import InProcessExecutor, RayExecutor
+from agreement.scoring.score_dir import ScoreOptions, score_to_dir
 from conftest import ROOT, run_agree
 from formats.items import write_items
 from gguf_fixtures import smol_path

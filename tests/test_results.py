@@ -1,4 +1,4 @@
-"""The one results model (agreement/results.py), the one scored-TSV reader
+"""The one results model (agreement/reporting/results.py), the one scored-TSV reader
 (formats.scored.read_scored) and the noise ceiling of model_vs_human.png."""
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from agreement.errors import AgreeError
-from agreement.humans import HumanIndex
+from agreement.reporting.humans import HumanIndex
 from formats.humans import HumanJudgment
-from agreement.plots import plot_model_vs_human
-from agreement.png import pyplot
-from agreement.results import ATTRACTED, build_results
-from agreement.stats import wilson
+from agreement.reporting.plots import plot_model_vs_human
+from agreement.reporting.png import pyplot
+from agreement.reporting.results import ATTRACTED, build_results
+from agreement.reporting.stats import wilson
 from formats.items import Item
 from formats.scored import ScoredItem, construction_label, read_scored, write_scored
 

@@ -1,11 +1,11 @@
-"""Robustness curves (agreement/robustness.py) on hand-made scored items."""
+"""Robustness curves (agreement/reporting/robustness.py) on hand-made scored items."""
 from __future__ import annotations
 
 import pytest
 
-from agreement.results import build_results
-from agreement.robustness import parse_perturbation, plot_robustness, robustness_table, write_robustness_tsv
-from agreement.stats import wilson
+from agreement.reporting.results import build_results
+from agreement.reporting.robustness import parse_perturbation, plot_robustness, robustness_table, write_robustness_tsv
+from agreement.reporting.stats import wilson
 from formats.items import Item
 from formats.scored import ScoredItem
 

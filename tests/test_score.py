@@ -1,4 +1,4 @@
-"""agreement.score and formats.testsets.papertab: scoring items, model specs, the paper's files."""
+"""agreement.scoring.score and formats.testsets.papertab: scoring items, model specs, the paper's files."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from formats.testsets import detect_testset, load_testset
 from formats.testsets.papertab import FREQ_MODEL, freq_baseline, read_paper_tab, scores_from_column
 from formats.items import Item, write_items
 from formats.scored import SCORED_COLUMNS, ScoredItem, condition, write_scored
-from agreement.score import parse_model_specs, score_items
+from agreement.scoring.score import parse_model_specs, score_items
 from lm.base import Scorer
 from lm.errors import LMError
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from agreement.errors import AgreeError
-from agreement.score_checks import check_finite, counted_skips
+from agreement.scoring.score_checks import check_finite, counted_skips
 from formats.items import Item
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agreement.executors import InProcessExecutor, make_executor
-from agreement.score_dir import ScoreOptions, score_to_dir
-from agreement.shards import SHARD_SIZE, WORK_MARKER
+from agreement.scoring.executors import InProcessExecutor, make_executor
+from agreement.scoring.score_dir import ScoreOptions, score_to_dir
+from agreement.scoring.shards import SHARD_SIZE, WORK_MARKER
 from conftest import run_agree
 from formats.items import write_items
 from lm.errors import FieldError
@@ -53,7 +53,7 @@ def outputs(out: Path) -> dict[str, bytes]:
 
 
 def test_shards_are_the_chunks_a_one_process_run_always_scored():
-    from agreement.score import CHUNK_SIZE
+    from agreement.scoring.score import CHUNK_SIZE
     assert SHARD_SIZE == CHUNK_SIZE == 1024
 
 

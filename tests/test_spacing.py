@@ -155,7 +155,7 @@ def test_extracted_ewt_items_read_their_treebank_text(shared, tmp_path):
     keep its spacing."""
     import conllu
 
-    from agreement.extract import ExtractConfig, extract_items
+    from agreement.extraction.extract import ExtractConfig, extract_items
     from nonce.generate import NonceConfig, make_nonce
 
     ewt = shared("ud", "en_ewt")

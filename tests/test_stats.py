@@ -1,4 +1,4 @@
-"""agreement.stats: accuracy, bootstrap intervals, exact McNemar, correlations."""
+"""agreement.reporting.stats: accuracy, bootstrap intervals, exact McNemar, correlations."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from agreement.stats import (accuracy, bootstrap_ci, mcnemar_exact, mean_sd, paired_test,
+from agreement.reporting.stats import (accuracy, bootstrap_ci, mcnemar_exact, mean_sd, paired_test,
                              paired_tests, pearson, spearman)
 
 

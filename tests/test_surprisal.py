@@ -10,7 +10,7 @@ import pytest
 
 from conftest import run_agree
 from formats.items import write_items
-from agreement.surprisal import COLUMNS
+from agreement.scoring.surprisal import COLUMNS
 
 from test_minimal_pairs import ITEMS, count_models, neural_dir, VOCAB  # noqa: F401  (fixture)
 

@@ -1,4 +1,4 @@
-"""agree swap-targets (nonce.systematicity) and EW/MW (agreement.analysis.systematicity)."""
+"""agree swap-targets (nonce.target_swaps) and EW/MW (agreement.reporting.analysis.systematicity)."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ from conftest import run_agree
 from formats.items import Item
 from nonce.errors import NonceError
 from nonce.pool import CandidatePool, PoolOptions
-from nonce.systematicity import make_swaps
+from nonce.target_swaps import make_swaps
 from treebanks.paradigms import ParadigmTable
 
 V_SG = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
@@ -90,8 +90,8 @@ def scored_dir(tmp_path, rows):
 
 
 def test_ew_equals_accuracy_when_k_is_1(tmp_path):
-    from agreement.analysis.rows import scored_table
-    from agreement.analysis.systematicity import systematicity
+    from agreement.reporting.analysis.rows import scored_table
+    from agreement.reporting.analysis.systematicity import systematicity
 
     rng = random.Random(3)
     rows = []
@@ -106,8 +106,8 @@ def test_ew_equals_accuracy_when_k_is_1(tmp_path):
 
 
 def test_ew_and_mw_by_hand(tmp_path):
-    from agreement.analysis.rows import scored_table
-    from agreement.analysis.systematicity import systematicity
+    from agreement.reporting.analysis.rows import scored_table
+    from agreement.reporting.analysis.systematicity import systematicity
 
     ln = math.log
     rows = [  # item a: lemma 1 right (P = .3 + .1), lemma 2 wrong (P = .05 + .05): EW 1/2, MW .4/.5

@@ -132,7 +132,7 @@ class TestClams:
     def test_french_copula_and_adjective_pairs_are_contiguous_spans(self, tmp_path):
         """Lines as aaronmueller/clams fr_evalset/simple_agrmt.txt publishes them: 3 of its 7
         predicates change two words (120 of its 280 pairs), vieux only one."""
-        from agreement.span import target_span
+        from agreement.scoring.span import target_span
 
         d = clams_dir(tmp_path, {"simple_agrmt": [
             ("True", "les auteurs sont vieux"), ("False", "les auteurs est vieux"),

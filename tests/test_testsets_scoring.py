@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agreement.span import differing_span, span_logprobs, target_span
+from agreement.scoring.span import differing_span, span_logprobs, target_span
 from formats.testsets import load_testset
 from lm.base import load_model
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import click
 import numpy as np
 
-from agreement.analysis.render import to_markdown, write_analysis
-from agreement.analysis.rows import scored_table
-from agreement.analysis.run import analyze as run_analysis
+from agreement.reporting.analysis.render import to_markdown, write_analysis
+from agreement.reporting.analysis.rows import scored_table
+from agreement.reporting.analysis.run import analyze as run_analysis
 from agreement.errors import AgreeError
 from formats.humans import read_humans
 from agreement.options import Number, invocation_argv, log, out_option, quiet_option, seed_option

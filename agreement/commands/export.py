@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from agreement.export_dir import FORMATS, export_to_dir
+from agreement.extraction.export_dir import FORMATS, export_to_dir
 from agreement.options import LANG, invocation_argv, log, out_option, quiet_option
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import click
 
-from agreement.extract import ExtractConfig, parse_features, parse_values, summary_table
-from agreement.extract_dir import FORMATS, extract_to_dir
+from agreement.extraction.extract import ExtractConfig, parse_features, parse_values, summary_table
+from agreement.extraction.extract_dir import FORMATS, extract_to_dir
 from agreement.options import COUNT, CPUS, LANG, POSITIVE_INT, invocation_argv, log, out_option, quiet_option, warn
 from treebanks.cache import default_cache_dir
 from formats.vocab import vocab_words

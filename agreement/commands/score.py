@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from agreement.options import CPUS, SIZE, WORKERS, device_option, invocation_argv, log, out_option, quiet_option, seed_option
-from agreement.score_dir import ScoreOptions, score_to_dir
+from agreement.scoring.score_dir import ScoreOptions, score_to_dir
 from formats.testsets import FORMATS
 from lm.pieces import CONVENTIONS, DEFAULT, check_convention
 

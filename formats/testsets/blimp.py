@@ -189,7 +189,7 @@ def _blimp_item(row: dict, path: Path, lineno: int) -> Item | None:
     extra = {"paradigm": uid, "linguistics_term": row.get("linguistics_term", ""),
              "field": row.get("field", ""), "pair_id": str(pair_id)}
     agree = {k: row[k] for k in AGREE_FIELDS if k in row}
-    if row.get("one_prefix_method") is False:  # compared whole, never over a span (agreement.span)
+    if row.get("one_prefix_method") is False:  # compared whole, never over a span (agreement.scoring.span)
         extra["sentence_only"] = True
     return pair_item(f"{uid}:{pair_id}", uid, row["sentence_good"], row["sentence_bad"],
                      target_ok=row.get("one_prefix_method", True) is not False, extra=extra,

@@ -6,7 +6,7 @@ of ``regions`` (``region_number``, ``content``).
 
 Read into a :class:`Suite` (regions and conditions kept; the predictions parsed and
 checked against the suite's regions and conditions), which ``agree score`` evaluates
-item by item as SyntaxGym does (:mod:`agreement.syntaxgym`), and into whole-sentence
+item by item as SyntaxGym does (:mod:`agreement.scoring.syntaxgym`), and into whole-sentence
 minimal pairs beside them: every comparison of one region across two conditions in a
 prediction, ``(6;%match_sing%) < (6;%mismatch_sing%)``, pairs the condition expected
 less surprising (grammatical) with the other, item by item. A pair's construction is

@@ -1,0 +1,413 @@
+"""Scoring agreement items with language models: the :class:`ScoredItem` record,
+:func:`score_items`, model specifications (``--model [GROUP=]DIR``) and the
+scored ``items.tsv``.
+
+An item is right for a model when natural-log P(correct | prefix) is strictly
+greater than natural-log P(wrong | prefix). A tie is *undecidable*, neither right
+nor wrong (both forms ``<unk>`` for a small vocabulary, or identical strings in the
+released data: the model cannot prefer a form over itself); reports give accuracy
+over the decidable items with their count, and the undecidable ones apart.
+
+Several models of one kind (e.g. five seeds) share a *group* label; the report
+gives each group's mean and standard deviation, as the paper does for its five
+best models.
+
+Two methods (``method``): ``target`` (the paper's: the two forms after the shared
+prefix, :meth:`lm.base.Scorer.score_targets`) and ``sentence`` (BLiMP's and
+lm-evaluation-harness's ``acc``: natural-log P of the whole correct sentence
+against the whole wrong one, :meth:`lm.base.Scorer.word_logprobs` summed; for our
+items the wrong sentence is the correct one with the wrong form at the target).
+Pairs whose sentences differ in more than one word (``item.extra["target_ok"]``
+False, from the minimal-pair readers) are compared by ``target`` over their differing
+span when its words are contiguous (:mod:`agreement.scoring.span`: P(span | prefix), the
+product over its words); the others are usable only with ``sentence``:
+:func:`split_for_method` leaves them out of ``target`` and counts them.
+"""
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+from tqdm import tqdm
+
+from agreement.errors import AgreeError
+from agreement.scoring.score_checks import check_finite, counted_skips
+from agreement.scoring.span import span_logprobs, target_span
+from agreement.scoring.syntaxgym import evaluate_suites
+from formats.detok import space_after as rule_spacing
+from formats.items import Item
+from formats.manifest import rooted
+from formats.testsets.papertab import freq_baseline, scores_from_column
+from formats.scored import ScoredItem
+from lm.base import TargetQuery, Words, load_model, read_config
+from lm.gguf_load import load_gguf
+from lm.hf_load import _check_dir  # light: transformers is imported only to load
+
+#: the scoring methods (see the module docstring)
+METHODS = ("target", "sentence")
+#: items a scorer is handed at once (it sorts them by length into its own batches);
+#: also the shards of agreement.scoring.shards, so that every executor gives the same floats
+CHUNK_SIZE = 1024
+
+
+# --------------------------------------------------------------------------- models
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model named on the command line.
+
+    directory  the model directory (``config.json`` inside), or the GGUF file
+    name       unique display name (the directory name, made unique with its parent)
+    group      aggregation label (explicit ``GROUP=DIR``, else ``name``)
+    kind       backend kind from ``config.json``; ``hf`` (Hugging Face directory) or
+               ``gguf`` (GGUF file)
+    """
+    directory: Path
+    name: str
+    group: str
+    kind: str
+
+
+def parse_model_specs(values: Sequence[str], root: str | os.PathLike | None = None) -> list[ModelSpec]:
+    """Parse ``--model`` values: ``[GROUP=]SPEC``, where SPEC is a model directory
+    (ours, or a Hugging Face ``save_pretrained`` one, detected by its config.json's
+    ``model_type``), ``hf:DIR`` (Hugging Face, said explicitly) or ``gguf:FILE.gguf``.
+    A directory may be a glob (``lstm=runs/seed*``) so that one option names all
+    seeds of a group. Without ``GROUP=`` a model's label is its directory (or file)
+    name, made unique with its parent folders when two share it. ``root``: where
+    relative paths are read (see :func:`split_model_value`)."""
+    specs: list[tuple[Path, str | None, str]] = []
+    for value in values:
+        group, scheme, paths = split_model_value(value, root)
+        specs += [(Path(p), group or None, scheme) for p in paths]
+    seen: set[str] = set()
+    for d, _, _ in specs:
+        if os.path.abspath(d) in seen:
+            raise AgreeError(f"--model: {d} is given twice")
+        seen.add(os.path.abspath(d))
+    names = _unique_names([d for d, _, _ in specs])
+    out = []
+    for (directory, group, scheme), name in zip(specs, names):
+        out.append(ModelSpec(directory, name, group or name, _spec_kind(directory, scheme)))
+    return out
+
+
+def split_model_value(value: str, root: str | os.PathLike | None = None) -> tuple[str, str, list[str]]:
+    """One ``--model`` value -> (group or "", scheme ``hf``/``gguf``/"", the paths it
+    names: a glob expanded, sorted). :class:`AgreeError` when a glob matches nothing.
+    ``root``: where a relative path is read (:func:`formats.manifest.rooted`; the paths
+    come back under it)."""
+    group, _, path = value.partition("=") if "=" in value and not Path(rooted(root, value)).exists() \
+        else ("", "", value)
+    scheme, path = _scheme(path, root)
+    path = str(rooted(root, path))
+    paths = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
+    if not paths:
+        raise AgreeError(f"--model {value}: no directory matches {path!r}")
+    return group, scheme, paths
+
+
+def _scheme(path: str, root: str | os.PathLike | None = None) -> tuple[str, str]:
+    """``hf:DIR`` -> ("hf", DIR); ``gguf:FILE`` -> ("gguf", FILE); else ("", path)."""
+    for scheme in ("hf", "gguf"):
+        if path.startswith(scheme + ":") and not Path(rooted(root, path)).exists():
+            return scheme, path[len(scheme) + 1:]
+    return "", path
+
+
+def _spec_kind(path: Path, scheme: str) -> str:
+    """The kind of one model, checked before anything is loaded."""
+    if scheme == "gguf":
+        if not path.is_file():
+            raise AgreeError(f"--model gguf:{path}: no such GGUF file")
+        return "gguf"
+    if scheme == "hf":
+        _check_dir(path)
+        return "hf"
+    return str(read_config(path)["kind"])
+
+
+def _unique_names(dirs: Sequence[Path]) -> list[str]:
+    """Directory names; a name shared by several directories gets parent folders
+    added (``a/model``, ``b/model``) until it is unique."""
+    parts = [Path(os.path.abspath(d)).parts for d in dirs]
+    depth = [1] * len(dirs)
+    while True:
+        names = [os.path.join(*p[-k:]) for p, k in zip(parts, depth)]
+        clash = [i for i, n in enumerate(names) if names.count(n) > 1 and depth[i] < len(parts[i])]
+        if not clash:
+            return names
+        for i in clash:
+            depth[i] += 1
+
+
+def load_scorers(specs: Sequence[ModelSpec], *, quiet: bool = False, **options):
+    """Load each model directory as an ``lm.base.Scorer`` named after its spec."""
+    scorers = []
+    for spec in specs:
+        if spec.kind == "gguf":  # the one place a GGUF engine is chosen (--engine)
+            scorer = load_gguf(spec.directory, quiet=quiet, **options)
+        else:
+            scorer = load_model(spec.directory, **options)
+        scorer.name = spec.name
+        scorers.append(scorer)
+    return scorers
+
+
+# --------------------------------------------------------------------------- scoring
+
+def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: bool = False,
+                quiet: bool = False, groups: Mapping[str, str] | None = None,
+                chunk_size: int = CHUNK_SIZE, testsets: Sequence[str] | None = None,
+                method: str = "target", on_words: Callable | None = None) -> list[ScoredItem]:
+    """Score every item with every scorer; returns model-major ``ScoredItem`` records.
+
+    ``groups`` maps scorer name -> group label (default: the scorer's kind);
+    ``testsets`` gives each item's TESTSET label (aligned with ``items``).
+    ``method``: ``target`` or ``sentence`` (module docstring). ``on_words(scorer,
+    items, testsets, good, bad)``, when given, receives each chunk's per-word
+    natural-log probabilities of the correct and the wrong sentences (``--surprisal``).
+    With ``require_in_vocab`` only items that every scorer fully covers are scored,
+    so that all models are compared on the same items. Raises :class:`AgreeError`
+    when a scorer knows none of the test set's target forms (wrong language or
+    wrong vocabulary), or when ``require_in_vocab`` leaves no item.
+    """
+    if method not in METHODS:
+        raise AgreeError(f"unknown scoring method {method!r} (known: {', '.join(METHODS)})")
+    items = list(items)
+    testsets = list(testsets) if testsets is not None else [""] * len(items)
+    groups = dict(groups or {})
+    oov = {s.name: oov_flags(items, s, method) for s in scorers}
+    if require_in_vocab and scorers:
+        keep = [i for i in range(len(items)) if not any(oov[s.name][i] for s in scorers)]
+        if not keep:
+            raise AgreeError("--require-in-vocab: no item is fully in the vocabulary of every model "
+                             f"({len(items)} items, models: {', '.join(s.name for s in scorers)})")
+        items, testsets = [items[i] for i in keep], [testsets[i] for i in keep]
+        oov = {name: [flags[i] for i in keep] for name, flags in oov.items()}
+    out: list[ScoredItem] = []
+    for scorer in scorers:
+        differ = piece_flags(items, scorer)
+        group = groups.get(scorer.name) or scorer.kind or scorer.name
+        bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item", disable=quiet)
+        for start in range(0, len(items), chunk_size):
+            batch = items[start:start + chunk_size]
+            logp = score_chunk(scorer, batch, method, on_words, testsets[start:start + chunk_size])
+            for j, it in enumerate(batch):
+                out.append(ScoredItem(it, scorer.name, group, scorer.kind, float(logp[j, 0]),
+                                      float(logp[j, 1]), oov[scorer.name][start + j],
+                                      testsets[start + j], method, differ[start + j]))
+            bar.update(len(batch))
+        bar.close()
+    return out
+
+
+def score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) -> np.ndarray:
+    """(n, 2) natural-log scores of one chunk: targets, or whole sentences."""
+    before = counted_skips(scorer)
+    if method == "sentence" or on_words is not None:
+        pairs = [sentence_pair(it) for it in batch]
+        words = scorer.word_logprobs([g for g, _ in pairs] + [b for _, b in pairs])
+        good, bad = words[:len(batch)], words[len(batch):]
+        # the sum of the per-word log-probabilities is the sentence's (lm.base.Scorer)
+        logp = np.array([[float(np.sum(g)), float(np.sum(b))] for g, b in zip(good, bad)],
+                        dtype=np.float64).reshape(len(batch), 2)
+        check_finite(scorer.name, batch, logp, labels, counted_skips(scorer) - before)  # before tokens.tsv
+        if on_words is not None:
+            on_words(scorer, batch, labels, good, bad)
+    if method != "sentence":
+        logp = _target_logprobs(scorer, batch)
+    check_finite(scorer.name, batch, logp, labels, counted_skips(scorer) - before)
+    return logp
+
+
+def _target_logprobs(scorer, batch: Sequence[Item]) -> np.ndarray:
+    """(n, 2) target-method scores: one word at the target, or a contiguous span of words
+    (:mod:`agreement.scoring.span`) where the pair differs in several."""
+    spans = [target_span(it) for it in batch]
+    one = [j for j, s in enumerate(spans) if s is None]
+    logp = np.asarray(scorer.score_targets([target_query(batch[j]) for j in one])) if one else np.zeros((0, 2))
+    if getattr(logp, "shape", None) != (len(one), 2):
+        raise AgreeError(f"model {scorer.name}: scorer returned shape "
+                         f"{getattr(logp, 'shape', None)}, expected {(len(one), 2)}")
+    if len(one) == len(batch):
+        return logp
+    out = np.empty((len(batch), 2), dtype=np.float64)  # spans: P(span | prefix), agreement.scoring.span
+    out[one] = logp
+    many = [j for j, s in enumerate(spans) if s is not None]
+    out[many] = span_logprobs(scorer, [batch[j] for j in many], [spans[j] for j in many],
+                              [sentence_pair(batch[j]) for j in many])
+    return out
+
+
+def sentence_pair(item: Item) -> tuple[Words, Words]:
+    """The whole correct and wrong sentences of an item, as words with the spacing of
+    the text as written (:class:`lm.base.Words`): the wrong one kept by a minimal-pair
+    reader (``extra["wrong_tokens"]``/``["wrong_spaces"]``), else the correct one with
+    the wrong form at the target."""
+    q = target_query(item)
+    bad = item.extra.get("wrong_tokens")
+    spaces = item.extra.get("wrong_spaces")
+    if bad is None:
+        bad = list(q.words)
+        bad[item.target_index] = item.wrong
+        spaces = q.space_after
+    return Words(q.words, q.space_after), Words(bad, _fitting(spaces, bad))
+
+
+def _fitting(spaces, words):
+    """The flags when they fit the words (one each), else the detokenization rule's."""
+    return tuple(spaces) if spaces is not None and len(spaces) == len(words) else rule_spacing(words)
+
+
+def target_usable(item: Item) -> bool:
+    """Whether the target method applies: the pair differs in exactly one word (and, for
+    BLiMP, the paradigm allows the one-prefix method), or in a contiguous span."""
+    return bool(item.extra.get("target_ok", True)) or target_span(item) is not None
+
+
+def split_for_method(items: Sequence[Item], method: str) -> tuple[list[Item], int]:
+    """(items the method can score, how many it cannot): ``target`` skips pairs that are
+    usable only with ``sentence``."""
+    if method != "target":
+        return list(items), 0
+    kept = [it for it in items if target_usable(it)]
+    return kept, len(items) - len(kept)
+
+
+def target_query(item: Item) -> TargetQuery:
+    """The item as a model sees it: the whole sentence with the correct form at the
+    target position (a masked model reads all of it, a causal one the prefix), and
+    the two candidate forms, correct first."""
+    words = list(item.tokens) if len(item.tokens) > item.target_index else list(item.prefix) + [item.correct]
+    words[item.target_index] = item.correct
+    return TargetQuery(tuple(words), item.target_index, (item.correct, item.wrong),
+                       _fitting(item.spacing if len(item.tokens) == len(words) else None, words))
+
+
+def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
+                   from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
+                   quiet: bool = False, method: str = "target", on_words: Callable | None = None,
+                   scoring: dict | None = None, score_models: Callable | None = None,
+                   predictions: list | None = None, **load_options) -> list[ScoredItem]:
+    """Score loaded test sets (``formats.testsets.TestSet``) with model directories
+    and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
+    adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
+    (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A
+    ``scoring`` dict receives each model's scoring conventions (``Scorer.conventions()``,
+    taken after scoring so that counted skips are included) for the manifest.
+    ``score_models``: how the models score the items (default: loaded here, scored in
+    this process; :func:`agreement.scoring.sharded.score_sharded` hands shards to an executor),
+    called as :func:`score_in_process` is. A ``predictions`` list receives the SyntaxGym
+    suites' prediction outcomes (:func:`suite_predictions`)."""
+    items = [it for ts in testsets for it in ts.items]
+    labels = [ts.label for ts in testsets for _ in ts.items]
+    seen: set[tuple] = set()
+    for label, it in zip(labels, items):  # the key that pairs models' outcomes must be unique
+        key = (label, it.item_id, it.variant, it.perturbation)
+        if key in seen:
+            raise AgreeError(f"{label}: item {it.item_id} variant {it.variant} ({it.perturbation}) "
+                             "appears twice")
+        seen.add(key)
+    scored = (score_models or score_in_process)(items, labels, specs, require_in_vocab=require_in_vocab,
+                                                quiet=quiet, method=method, on_words=on_words,
+                                                scoring=scoring, **load_options)
+    suites = [(ts.label, s) for ts in testsets for s in ts.suites]
+    if predictions is not None and suites and specs:
+        predictions += suite_predictions(suites, specs, quiet=quiet, **load_options)
+    extra: list[ScoredItem] = []
+    for ts in testsets:
+        if from_outputs and ts.table is None:
+            raise AgreeError(f"--from-outputs needs a paper .tab file with model columns; "
+                             f"{ts.label} is not one ({ts.kind} test set)")
+        if from_outputs and method != "target":
+            raise AgreeError(f"{ts.label}: a paper .tab's model columns are target-method scores; "
+                             "use --method target with --from-outputs")
+        for column in from_outputs:
+            extra += scores_from_column(ts.table, column, ts.label)
+        if ts.table is not None and method == "target":  # freq is a target-method baseline
+            extra += freq_baseline(ts.table, ts.label)
+    if require_in_vocab and specs:  # outputs join the models on the items they kept
+        kept = {s.key for s in scored}
+        extra = [s for s in extra if s.key in kept]
+    if not scored and not extra:
+        raise AgreeError("nothing to score: give --model DIR or --from-outputs COLUMN")
+    return extra + scored
+
+
+def score_in_process(items: Sequence[Item], labels: Sequence[str], specs: Sequence[ModelSpec], *,
+                     require_in_vocab: bool, quiet: bool, method: str, on_words: Callable | None,
+                     scoring: dict | None, **load_options) -> list[ScoredItem]:
+    """Load every model here and score ``items`` (test-set ``labels`` aligned) with
+    :func:`score_items`; ``scoring`` receives each model's conventions."""
+    scorers = load_scorers(specs, quiet=quiet, **load_options)
+    try:
+        scored = score_items(items, scorers, require_in_vocab=require_in_vocab, quiet=quiet,
+                             groups={s.name: s.group for s in specs}, testsets=labels,
+                             method=method, on_words=on_words)
+        if scoring is not None:  # after scoring: conventions include counted skips
+            scoring.update({s.name: s.conventions() for s in scorers})
+    finally:
+        for scorer in scorers:
+            scorer.close()
+    return scored
+
+
+def suite_predictions(suites: Sequence, specs: Sequence[ModelSpec], *, quiet: bool = False,
+                      **load_options) -> list:
+    """The SyntaxGym suites' own predictions (``(label, suite)`` pairs), evaluated on region
+    surprisals (:func:`agreement.scoring.syntaxgym.evaluate_suites`) by the models loaded here: a
+    suite is a few dozen sentences, so this stays in this process whatever the executor."""
+    scorers = load_scorers(specs, quiet=quiet, **load_options)
+    try:
+        return evaluate_suites(suites, scorers, {s.name: s.group for s in specs}, quiet=quiet)
+    finally:
+        for scorer in scorers:
+            scorer.close()
+
+
+def oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[bool]:
+    """Per item: does the prefix or either form (``sentence``: either whole sentence)
+    contain a word the scorer lacks? Also checks that the scorer knows at least one
+    target form at all."""
+    known: dict[str, bool] = {}
+
+    def iv(word: str) -> bool:
+        if word not in known:
+            known[word] = bool(scorer.in_vocab(word))
+        return known[word]
+
+    if method == "sentence":
+        flags = [not all(iv(w) for pair in sentence_pair(it) for w in pair) for it in items]
+    else:  # a span item reads its prefix and both spans
+        flags = [not (all(iv(w) for w in it.prefix) and iv(it.correct) and iv(it.wrong)) if s is None
+                 else not all(iv(w) for w in sentence_pair(it)[0][:s[1]] + sentence_pair(it)[1][s[0]:s[2]])
+                 for it, s in ((it, target_span(it)) for it in items)]
+    targets = sorted({w for it in items for w in (it.correct, it.wrong)})
+    if targets and not any(iv(w) for w in targets):
+        raise AgreeError(f"model {scorer.name} knows none of the {len(targets)} target forms of the "
+                         f"test set (e.g. {', '.join(targets[:3])}): is it a model of another "
+                         "language or vocabulary?")
+    return flags
+
+
+def piece_flags(items: Sequence[Item], scorer) -> list[bool]:
+    """Per item: do the two forms have different numbers of the scorer's pieces?"""
+    n: dict[str, int] = {}
+    for w in {w for it in items for w in (it.correct, it.wrong)}:
+        n[w] = len(scorer.word_pieces(w))
+    return [n[it.correct] != n[it.wrong] for it in items]
+
+
+def oov_counts(scored: Iterable[ScoredItem]) -> dict[str, dict[str, int]]:
+    """Per model: ``{"items": n, "oov_items": k}``."""
+    counts: dict[str, dict[str, int]] = {}
+    for s in scored:
+        c = counts.setdefault(s.model, {"items": 0, "oov_items": 0})
+        c["items"] += 1
+        c["oov_items"] += int(s.oov)
+    return counts

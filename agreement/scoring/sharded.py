@@ -1,0 +1,220 @@
+"""Scoring items by shards through an executor, keeping each finished shard
+(:mod:`agreement.scoring.shards`) so that a rerun of the same command scores only the rest.
+
+:func:`score_sharded` is :func:`agreement.scoring.score.score_in_process`'s twin: the same
+records in the same order (model-major, items in test-set order), the same checks
+(a model that knows none of the target forms; ``require_in_vocab``), the same
+conventions for the manifest; only where the models run differs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from tqdm import tqdm
+
+from agreement.errors import AgreeError
+from agreement.scoring.executors.base import Executor
+from agreement.options import log
+from agreement.scoring.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
+                              items_digest, model_job, shard_tasks, testset_checksums, vocab_key)
+from formats.items import Item
+from formats.scored import ScoredItem
+from lm.base import space_after_of
+from lm.errors import FieldError
+from lm.gguf import choose_engine
+
+#: load options that change a model's scores (part of its shards' checksums)
+SCORED_OPTIONS = ("batch_size", "device", "dtype", "engine", "threads", "carry_state", "convention")
+
+
+@dataclass
+class ShardRun:
+    """How a sharded run went, for the manifest and stderr: ``shards`` in all,
+    ``kept`` from an earlier run, ``scored`` now."""
+    shards: int = 0
+    kept: int = 0
+    scored: int = 0
+
+
+def model_jobs(specs, executor: Executor, load_options: dict, quiet: bool = False) -> list[ModelJob]:
+    """One :class:`ModelJob` per model: the executor's threads as the model's, a GGUF
+    file's engine chosen once here (so every worker runs the same one)."""
+    jobs = []
+    for spec in specs:
+        options = dict(load_options)
+        if executor.threads is not None:
+            options["threads"] = executor.threads
+        if spec.kind == "gguf":
+            options["engine"] = choose_engine(spec.directory, options.get("engine") or "auto", quiet=quiet,
+                                              device=options.get("device"))
+        scored = {k: options.get(k) for k in SCORED_OPTIONS}
+        jobs.append(model_job(spec, options, executor.threads, scored))
+    return jobs
+
+
+def run_record(jobs: Sequence[ModelJob], testset_paths: Sequence, method: str) -> dict:
+    """What ``run.json`` keeps: each model's key, files and options; the test sets' files."""
+    return {"method": method, "testsets": testset_checksums(testset_paths),
+            "models": {j.spec.name: {"key": j.key, "directory": str(j.spec.directory), **j.files}
+                       for j in jobs}}
+
+
+def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[ModelJob], *,
+                  executor: Executor, store: ShardStore, require_in_vocab: bool = False,
+                  quiet: bool = False, method: str = "target", on_words: Callable | None = None,
+                  scoring: dict | None = None, run: ShardRun | None = None,
+                  shard_size: int | None = None) -> list[ScoredItem]:
+    """Score ``items`` (test-set ``labels`` aligned) with every model of ``jobs`` through
+    ``executor``, keeping finished shards in ``store``. ``on_words``, ``scoring`` as for
+    :func:`agreement.scoring.score.score_items` / ``score_testsets``; ``run`` receives the counts."""
+    run = run if run is not None else ShardRun()
+    items, labels = list(items), list(labels)
+    for line in store.prune_others(jobs):
+        log(line, quiet)
+    digest = items_digest(items)
+    vocabs: dict[str, VocabResult] = {}
+    keep = list(range(len(items)))
+    if require_in_vocab and jobs:          # every vocabulary before any scoring
+        for job in jobs:
+            vocabs[job.key] = _vocab(job, items, digest, method, executor, store)
+            executor.pause(job)
+        keep = [i for i in range(len(items)) if not any(vocabs[j.key].oov[i] for j in jobs)]
+        if not keep:
+            raise AgreeError("--require-in-vocab: no item is fully in the vocabulary of every model "
+                             f"({len(items)} items, models: {', '.join(j.spec.name for j in jobs)})")
+    kept_items, kept_labels = [items[i] for i in keep], [labels[i] for i in keep]
+    out: list[ScoredItem] = []
+    for job in jobs:
+        v = vocabs.get(job.key) or _vocab(job, items, digest, method, executor, store)
+        tasks = shard_tasks(job, kept_items, method, on_words is not None,
+                            **({"size": shard_size} if shard_size else {}))
+        why = store.prune_model(job, {"vocab-" + vocab_key(job, digest, method)} | {t.key for t in tasks})
+        if why:
+            log(why, quiet)
+        missing = [t for t in tasks if not store.has(job, t.key)]
+        run.shards, run.kept, run.scored = (run.shards + len(tasks), run.kept + len(tasks) - len(missing),
+                                            run.scored + len(missing))
+        log(f"{job.spec.name}: {len(tasks) - len(missing)} of {len(tasks)} shards finished earlier "
+            f"(kept), {len(missing)} to score", quiet)
+        _score_missing(job, missing, len(kept_items), executor, store, quiet)
+        executor.release(job)
+        counts, notes = _records(job, tasks, v, [v.oov[i] for i in keep], [v.pieces_differ[i] for i in keep],
+                          kept_labels, store, method, on_words, out)
+        if scoring is not None:
+            scoring[job.spec.name] = {**{k: (x + counts[k] if k in counts else x)
+                                         for k, x in v.conventions.items()}, **notes}
+    return out
+
+
+def _vocab(job: ModelJob, items, digest: str, method: str, executor: Executor, store: ShardStore) -> VocabResult:
+    key = vocab_key(job, digest, method)
+    v = store.load_vocab(job, key)
+    if v is None:
+        v = executor.vocab(job, items, method)
+        store.save_vocab(job, key, v)
+    return v
+
+
+def _score_missing(job: ModelJob, missing: Sequence[ShardTask], total: int, executor: Executor,
+                   store: ShardStore, quiet: bool) -> None:
+    """Score the missing shards, each written to ``store`` as it completes."""
+    done = total - sum(len(t.items) for t in missing)
+    bar = tqdm(total=total, initial=done, desc=f"scoring {job.spec.name}", unit="item", disable=quiet)
+
+    def on_done(task: ShardTask, result: ShardResult) -> None:
+        store.save_shard(job, task, result)
+        bar.update(len(task.items))
+
+    try:
+        executor.score(job, missing, on_done)
+    finally:
+        bar.close()
+
+
+def _records(job: ModelJob, tasks: Sequence[ShardTask], v: VocabResult, oov, differ, labels,
+             store: ShardStore, method: str, on_words, out: list) -> dict:
+    """Append the model's ScoredItems (shards in order) to ``out``, hand each shard's
+    words to ``on_words``; returns the scorer's counts summed over shards and what it
+    noted while scoring (conventions that appeared or changed)."""
+    name, group = job.spec.name, job.spec.group or v.kind or job.spec.name
+    counts: dict = {}
+    notes: dict = {}
+    for task in tasks:
+        r = store.load_shard(job, task)
+        s = task.start
+        for j, it in enumerate(task.items):
+            out.append(ScoredItem(it, name, group, v.kind, float(r.logp[j, 0]), float(r.logp[j, 1]),
+                                  oov[s + j], labels[s + j], method, differ[s + j]))
+        if on_words is not None:
+            on_words(_Pieces(name, r.pieces or []), task.items, labels[s:s + len(task.items)], r.good, r.bad)
+        for k, x in r.counts.items():
+            counts[k] = counts.get(k, 0) + x
+        for k, x in r.notes.items():   # the first shard's, as one process notes them first
+            notes.setdefault(k, x)
+    return counts, notes
+
+
+class _Pieces:
+    """A scored shard's answer to what tokens.tsv asks of a scorer: its name and the pieces
+    each word of a sentence owns (as the worker's scorer read that sentence)."""
+
+    def __init__(self, name: str, pieces: list):
+        self.name = name
+        self._pieces = {(tuple(words), tuple(spaces)): p for words, spaces, p in pieces}
+
+    def sentence_pieces(self, sentence) -> list[list[str]]:
+        return self._pieces[(tuple(sentence), tuple(space_after_of(sentence) or ()))]
+
+
+class ShardedScoring:
+    """``score_models`` for :func:`agreement.scoring.score.score_testsets`: the models score
+    through ``executor`` (started and closed around the call), finished shards kept in
+    the work directory beside ``target`` (the resolved --out). ``testset_paths``: the
+    test sets' files (run.json names the changed one). After the output is written,
+    :meth:`finish` removes the work directory; a failed run keeps it when it holds
+    finished shards (to resume), else removes it."""
+
+    def __init__(self, target, executor: Executor, testset_paths: Sequence, *, quiet: bool = False,
+                 shard_size: int | None = None):
+        self.target, self.executor, self.testset_paths = target, executor, list(testset_paths)
+        self.quiet, self.shard_size = quiet, shard_size
+        self.run = ShardRun()
+        self.store: ShardStore | None = None
+
+    def __call__(self, items, labels, specs, *, require_in_vocab: bool, quiet: bool, method: str,
+                 on_words, scoring, **load_options) -> list[ScoredItem]:
+        if not specs:
+            return []
+        if load_options.get("carry_state"):
+            raise FieldError("{carry_state} reads every item as one stream, in order, in one process: "
+                             "it cannot be sharded over workers (leave out {executor} ray)")
+        with self.executor:                  # started by its first model that needs scoring
+            jobs = model_jobs(specs, self.executor, load_options, quiet)
+            self.store = ShardStore.open(self.target, run_record(jobs, self.testset_paths, method))
+            try:
+                return score_sharded(items, labels, jobs, executor=self.executor, store=self.store,
+                                     require_in_vocab=require_in_vocab, quiet=quiet, method=method,
+                                     on_words=on_words, scoring=scoring, run=self.run,
+                                     shard_size=self.shard_size)
+            except BaseException:
+                self._keep_or_remove()
+                raise
+
+    def _keep_or_remove(self) -> None:
+        n = self.store.shard_count()
+        if n:
+            log(f"kept {n} finished shard(s) in {self.store.directory}: run the same command again "
+                "to score only the rest", self.quiet)
+        else:
+            self.store.remove()
+
+    def describe(self) -> dict:
+        """The manifest's record of how the run was executed."""
+        return {**self.executor.describe(), "shards": self.run.shards,
+                "shard_size": self.shard_size or SHARD_SIZE}
+
+    def finish(self) -> None:
+        """The output is written: the work directory is no longer needed."""
+        if self.store is not None:
+            self.store.remove()
