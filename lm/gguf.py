@@ -9,6 +9,8 @@ file that is not GGUF at all becomes one clear error naming the file instead of
 a crash inside llama.cpp or transformers, and so that the engine can be chosen
 from the parameter count before anything heavy is loaded.
 
+log = logging.getLogger(__name__)
+
 Engine rule (:func:`choose_engine`): transformers de-quantizes every weight to
 fp32, so it is chosen only when parameters x 4 bytes is under half the memory
 available now (``MemAvailable`` in /proc/meminfo); otherwise llama.cpp, which
@@ -17,6 +19,7 @@ runs the quantized weights as they are.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import struct
 import sys
@@ -201,8 +204,7 @@ def engine_installed(engine: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: int | None = None,
-                  quiet: bool = False) -> str:
+def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: int | None = None) -> str:
     """``"llama.cpp"`` or ``"transformers"`` for a GGUF file; ``engine`` other than
     ``"auto"`` is checked and returned. ``auto``: transformers when the de-quantized
     weights (parameters x 4 bytes) take less than half of ``available`` memory
@@ -225,7 +227,7 @@ def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: i
     if not engine_installed(choice) and engine_installed(other):
         why += f"; {choice} is not installed"
         choice = other
-    if not quiet:
+    if log.isEnabledFor(logging.INFO):
         print(f"{info.path.name}: engine {choice} ({info.parameters / 1e6:.0f}M parameters, "
               f"{info.quantization}; {why})", file=sys.stderr)
     return choice
