@@ -23,6 +23,7 @@ from lm.tokenize import get_tokenizer
 from lm.wikidump import is_dump, iter_pages, open_binary, page_paragraphs
 
 log = logging.getLogger(__name__)
+
 _WIKITEXT_HEADING = re.compile(r"^\s*(?:= )+.*(?: =)+\s*$")
 
 

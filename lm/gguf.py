@@ -9,8 +9,6 @@ file that is not GGUF at all becomes one clear error naming the file instead of
 a crash inside llama.cpp or transformers, and so that the engine can be chosen
 from the parameter count before anything heavy is loaded.
 
-log = logging.getLogger(__name__)
-
 Engine rule (:func:`choose_engine`): transformers de-quantizes every weight to
 fp32, so it is chosen only when parameters x 4 bytes is under half the memory
 available now (``MemAvailable`` in /proc/meminfo); otherwise llama.cpp, which
@@ -28,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lm.errors import FieldError, LMError, literal
+
+log = logging.getLogger(__name__)
 
 GGUF_MAGIC = b"GGUF"
 ENGINES = ("llama.cpp", "transformers")
