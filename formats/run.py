@@ -33,6 +33,7 @@ from formats.manifest import write_manifest
 #: agree's top-level packages: their loggers are the ones configured (a library
 #: below, such as ray or transformers, keeps its own logging)
 PACKAGES = ("treebanks", "formats", "lm", "nonce", "agreement")
+log = logging.getLogger(__name__)
 
 
 class CurrentStderr(logging.StreamHandler):
@@ -121,10 +122,12 @@ class RunContext:
             raise ValueError(f"{self.command}: this run has no output directory")
         with atomic_output_dir(self.path(self.out), self.command, [self.path(p) for p in inputs],
                                self.force) as tmp:
+            log.debug(f"{self.command}: writing {tmp}, renamed to {self.path(self.out)} when complete")
             yield tmp
 
     def write_manifest(self, directory: str | os.PathLike, inputs: Iterable[str | os.PathLike],
                        parameters: dict[str, Any], **extra: Any) -> dict[str, Any]:
         """``directory``'s manifest.json for this run (its command, argv and root)."""
+        log.debug(f"{self.command}: manifest.json in {directory}")
         return write_manifest(directory, self.command, inputs, parameters, argv=self.argv,
                               root=self.root, **extra)
