@@ -78,8 +78,7 @@ def train_model(corpus: Corpus, out_dir: Path, settings: dict, run: TrainRun) ->
 
 
 def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: TrainOptions, *,
-                 lang: str = "", resume: bool = False,
-                 on_step=None, on_snapshot=None) -> dict:
+                 lang: str = "", resume: bool = False, on_step=None, on_snapshot=None) -> dict:
     """Train ``config``'s model on ``corpus`` into ``out_dir`` and return its metrics.
 
     ``config.vocab_size`` is replaced by the size of the vocabulary built here.
