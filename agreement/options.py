@@ -41,7 +41,7 @@ def out_option(f):
 
 
 _quiet = click.option(
-    "--quiet", "-q", is_flag=True, help="No progress bars or log lines on stderr (warnings and errors stay).")
+    "--quiet", "-q", is_flag=True, help="No progress bars or log lines on stderr.")
 _verbose = click.option(
     "--verbose", "-v", is_flag=True, help="Also the detail lines (debug) on stderr.")
 
