@@ -32,6 +32,7 @@ def export_to_dir(run: RunContext, testsets: Sequence[str], fmt: str, *, lang: s
             items += ts.items
         counts = get_format(fmt).write(items, tmp, condition, lang=lang)
         inputs = [p for t in testsets for p in testset_inputs(t)]
-        run.write_manifest(tmp, list(dict.fromkeys(inputs)), {"testsets": list(testsets), "format": fmt, "lang": lang},
+        run.write_manifest(tmp, list(dict.fromkeys(inputs)),
+                           {"testsets": list(testsets), "format": fmt, "lang": lang},
                            counts={"pairs": sum(counts.values()), "files": counts})
     return counts

@@ -102,7 +102,7 @@ def parse_model_specs(values: Sequence[str], root: str | os.PathLike | None = No
 def split_model_value(value: str, root: str | os.PathLike | None = None) -> tuple[str, str, list[str]]:
     """One ``--model`` value -> (group or "", scheme ``hf``/``gguf``/"", the paths it
     names: a glob expanded, sorted). :class:`AgreeError` when a glob matches nothing.
-    ``root``: where a relative path is read (:func:`formats.manifest.rooted`; the paths
+    ``root``: where a relative path is read (:func:`formats.files.rooted`; the paths
     come back under it)."""
     group, _, path = value.partition("=") if "=" in value and not Path(rooted(root, value)).exists() \
         else ("", "", value)
@@ -196,7 +196,8 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
     for scorer in scorers:
         differ = piece_flags(items, scorer)
         group = groups.get(scorer.name) or scorer.kind or scorer.name
-        bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item", disable=not log.isEnabledFor(logging.INFO))
+        bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item",
+                   disable=not log.isEnabledFor(logging.INFO))
         for start in range(0, len(items), chunk_size):
             batch = items[start:start + chunk_size]
             logp = score_chunk(scorer, batch, method, on_words, testsets[start:start + chunk_size])

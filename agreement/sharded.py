@@ -121,7 +121,8 @@ def _score_missing(job: ModelJob, missing: Sequence[ShardTask], total: int, exec
                    store: ShardStore) -> None:
     """Score the missing shards, each written to ``store`` as it completes."""
     done = total - sum(len(t.items) for t in missing)
-    bar = tqdm(total=total, initial=done, desc=f"scoring {job.spec.name}", unit="item", disable=not log.isEnabledFor(logging.INFO))
+    bar = tqdm(total=total, initial=done, desc=f"scoring {job.spec.name}", unit="item",
+               disable=not log.isEnabledFor(logging.INFO))
 
     def on_done(task: ShardTask, result: ShardResult) -> None:
         store.save_shard(job, task, result)

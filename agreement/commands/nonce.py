@@ -64,4 +64,5 @@ def nonce(run, extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt
         log.info(f"merged tokens (function words kept): {fused} content positions, unchanged: {why}; "
             f"{c['targets_fused']} merged targets keep their own pair")
     if c["distinct_pairs"]:
-        log.info("distinct target pairs per item: " + ", ".join(f"{k}: {v} items" for k, v in c["distinct_pairs"].items()))
+        log.info("distinct target pairs per item: "
+                 + ", ".join(f"{k}: {v} items" for k, v in c["distinct_pairs"].items()))
