@@ -163,7 +163,7 @@ def plan_curve(values: Sequence[str], root: str | os.PathLike | None = None) -> 
             if snapshots:
                 check_series(path, snapshots)
                 log.info(f"{shown}: {len(snapshots)} snapshots ({snapshots[0].name} ... "
-                    f"{snapshots[-1].name}); the final model is not a point of the curve")
+                         f"{snapshots[-1].name}); the final model is not a point of the curve")
                 raw += [(series or Path(path).name, str(as_given(s, root)), None) for s in snapshots]
             else:
                 value_of = f"{scheme}:{shown}" if scheme else shown
@@ -194,7 +194,7 @@ def _series_points(series: str, members, root) -> list[Point]:
                          f"--model 'step=N:DIR' (or name the series apart: SERIES=DIR)")
     if lacking:
         log.info(f"curve {series}: none of its {len(found)} models carries a training position; "
-            "their order as given is taken as the position (1, 2, ...)")
+                 "their order as given is taken as the position (1, 2, ...)")
         found = [(v, p, Position(source="order")) for v, p, _ in found]
     axis = _axis([pos for _, _, pos in found])
     found.sort(key=lambda f: _x(f[2], axis) if axis != "order" else 0)

@@ -97,7 +97,7 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
         run.shards, run.kept, run.scored = (run.shards + len(tasks), run.kept + len(tasks) - len(missing),
                                             run.scored + len(missing))
         log.info(f"{job.spec.name}: {len(tasks) - len(missing)} of {len(tasks)} shards finished earlier "
-            f"(kept), {len(missing)} to score")
+                 f"(kept), {len(missing)} to score")
         _score_missing(job, missing, len(kept_items), executor, store)
         executor.release(job)
         counts, notes = _records(job, tasks, v, [v.oov[i] for i in keep], [v.pieces_differ[i] for i in keep],
@@ -207,7 +207,7 @@ class ShardedScoring:
         n = self.store.shard_count()
         if n:
             log.info(f"kept {n} finished shard(s) in {self.store.directory}: run the same command again "
-                "to score only the rest")
+                     "to score only the rest")
         else:
             self.store.remove()
 

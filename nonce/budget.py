@@ -40,7 +40,7 @@ def check_nonce_size(originals: int, n: int, items_file: str | os.PathLike, out:
     seconds = rows / SENTENCES_PER_S
     if seconds > WARN_AFTER_S:
         log.info(f"Warning: {what} will take about {seconds / 60:,.0f} minutes "
-             f"(at about {SENTENCES_PER_S:,} sentences/s)")
+                 f"(at about {SENTENCES_PER_S:,} sentences/s)")
 
 
 def _mean_row_bytes(path: Path, rows: int) -> float:

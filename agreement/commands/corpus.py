@@ -52,6 +52,6 @@ def corpus(run, inputs, lang, vocab_size, max_unk, clitics, workers, seed):
                            workers=workers, seed=seed)
     s = result.stats
     log.info(f"{s['sentences_read']} sentences ({s['tokens_read']} tokens) read, "
-        f"{s['sentences_dropped_unk']} dropped (> {100 * max_unk:g}% unknown); "
-        f"train/valid/test {result.n_tokens['train']}/{result.n_tokens['valid']}/"
-        f"{result.n_tokens['test']} tokens, vocabulary {s['vocab_size']} -> {run.out}")
+             f"{s['sentences_dropped_unk']} dropped (> {100 * max_unk:g}% unknown); "
+             f"train/valid/test {result.n_tokens['train']}/{result.n_tokens['valid']}/"
+             f"{result.n_tokens['test']} tokens, vocabulary {s['vocab_size']} -> {run.out}")

@@ -47,4 +47,4 @@ def import_model(run, fmt, checkpoint, vocab):
                                    "hidden_size": config["hidden_size"]},
                            files=describe_outputs(tmp))
     log.info(f"wrote an LSTM ({config['layers']} x {config['hidden_size']}, "
-        f"{config['vocab_size']} words) to {run.out}")
+             f"{config['vocab_size']} words) to {run.out}")

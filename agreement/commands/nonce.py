@@ -56,13 +56,13 @@ def nonce(run, extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt
     if not c["originals"]:
         log.warning(f"Warning: {extract_dir}: the test set has no items, so there is nothing to vary")
     log.info(f"{c['originals']} original items, {c['with_variants']} with {n} variants ({c['variants']} in all); "
-        f"no replacement pair for {sum(c['targets_no_pair'].values())} targets, no candidate for "
-        f"{sum(c['positions_no_candidate'].values())} of {sum(c['positions'].values())} positions -> {run.out}")
+             f"no replacement pair for {sum(c['targets_no_pair'].values())} targets, no candidate for "
+             f"{sum(c['positions_no_candidate'].values())} of {sum(c['positions'].values())} positions -> {run.out}")
     fused = sum(c["positions_fused"].values())
     if fused or c["targets_fused"]:
         why = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in c["positions_fused_unchanged"].items()) or "none"
         log.info(f"merged tokens (function words kept): {fused} content positions, unchanged: {why}; "
-            f"{c['targets_fused']} merged targets keep their own pair")
+                 f"{c['targets_fused']} merged targets keep their own pair")
     if c["distinct_pairs"]:
         log.info("distinct target pairs per item: "
                  + ", ".join(f"{k}: {v} items" for k, v in c["distinct_pairs"].items()))

@@ -82,4 +82,4 @@ def perturb(run, testset, aspect, severity, pos_group, match_group, direction, v
         log.warning(f"Warning: {testset}: the test set has no items, so there is nothing to perturb")
     s = result.stats
     log.info(f"{result.label}: {s['items_changed']} of {s['items']} items changed, "
-        f"{s['changes']} edits -> {run.out}")
+             f"{s['changes']} edits -> {run.out}")

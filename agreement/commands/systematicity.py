@@ -41,4 +41,4 @@ def swap_targets(run, extract_dir, k, vocab, seed):
     result = swap_targets_to_dir(run, extract_dir, k=k, seed=seed, vocab=vocab)
     c = result.counts()
     log.info(f"{c['originals']} original items, {c['swaps']} swaps; fewer than {k} lemmas for "
-        f"{sum(c['fewer_than_k'].values())}, none for {sum(c['no_pair'].values())} -> {run.out}")
+             f"{sum(c['fewer_than_k'].values())}, none for {sum(c['no_pair'].values())} -> {run.out}")

@@ -274,7 +274,7 @@ def run_demo(run: RunContext, config: DemoConfig = DemoConfig()) -> DemoResult:
     with run.output_dir() as root:
         t = time.perf_counter()
         log.info(f"[1/{n_steps}] generating the language: {config.sentences} treebank sentences, "
-            f"{config.corpus_tokens} corpus tokens (seed {config.seed})")
+                 f"{config.corpus_tokens} corpus tokens (seed {config.seed})")
         synth = _generate(config, root)
         timings = [("generate the language", time.perf_counter() - t)]
         for i, step in enumerate(pipeline, start=2):
