@@ -3,7 +3,6 @@ MultiBLiMP TSV minimal pairs, with manifest.json."""
 from __future__ import annotations
 
 import logging
-import os
 from typing import Sequence
 
 from formats.run import RunContext

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
