@@ -21,6 +21,7 @@ import click
 
 from agreement.errors import DOMAIN_ERRORS
 from formats.distribution import DISTRIBUTION
+from formats.run import configure_logging
 # the version from formats, not agreement/__init__.py: a clashing `agreement`
 # distribution installed over ours replaces that file, and `agree doctor` must still run
 from formats.manifest import AGREE_VERSION
@@ -67,6 +68,7 @@ class AgreeGroup(click.Group):
     def invoke(self, ctx):
         # The one edge: every fault becomes one ``Error: ...`` line (exit 1), an
         # interrupt one ``Interrupted`` line (exit 130), SIGTERM ``Terminated`` (143).
+        configure_logging()   # stderr, INFO; a command's --quiet / -v sets its level (options.pass_run)
         try:
             return super().invoke(ctx)
         except Terminated:

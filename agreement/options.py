@@ -6,11 +6,13 @@ A value out of range is a usage error (exit 2, one ``Error: Invalid value for
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import click
 
 from formats.resources import cpu_count
+from formats.run import RunContext, log_level
 from lm.device import DEVICE_NAMES, check_device_name
 from lm.errors import LMError
 
@@ -38,8 +40,32 @@ def out_option(f):
     return _out(_force(f))
 
 
-quiet_option = click.option(
+_quiet = click.option(
     "--quiet", "-q", is_flag=True, help="No progress bars or log lines on stderr.")
+_verbose = click.option(
+    "--verbose", "-v", is_flag=True, help="Also the detail lines (debug) on stderr.")
+
+
+def quiet_option(f):
+    """``--quiet`` and ``-v/--verbose``: the verbosity of stderr, which :func:`pass_run`
+    (or the command) turns into the logging level."""
+    return _quiet(_verbose(f))
+
+
+def pass_run(command: str):
+    """Decorator of a command function (below its option decorators): the options
+    ``out``, ``force``, ``quiet`` and ``verbose`` become one :class:`RunContext`
+    (``run=``), built and started (logging set up) here, once; ``seed`` is copied
+    into it and still passed on."""
+    def decorate(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kw):
+            run = RunContext(command, out=kw.pop("out", None), force=kw.pop("force", False),
+                             argv=tuple(invocation_argv()), seed=kw.get("seed"),
+                             level=log_level(kw.pop("quiet", False), kw.pop("verbose", False)))
+            return f(*args, run=run.start(), **kw)
+        return wrapper
+    return decorate
 
 
 class Number(click.ParamType):
@@ -146,13 +172,3 @@ device_option = click.option(
     help="Where torch models run: auto (the default: CUDA when present, else the CPU), cpu, "
          "cuda (this process's GPU; under torchrun, its local rank's) or cuda:N.")
 
-
-def log(message: str, quiet: bool = False) -> None:
-    """A line for people (stderr), silenced by --quiet."""
-    if not quiet:
-        click.echo(message, err=True)
-
-
-def warn(message: str) -> None:
-    """A warning (stderr), shown even with --quiet: something the user should know."""
-    click.echo(f"Warning: {message}", err=True)

@@ -43,7 +43,7 @@ def pairs_dir(out: Path, per: int) -> Path:
 
 def timed(scorer, items) -> tuple[float, np.ndarray]:
     t0 = time.perf_counter()
-    scored = score_items(items, [scorer], method="sentence", quiet=True)
+    scored = score_items(items, [scorer], method="sentence")
     dt = time.perf_counter() - t0
     return dt, np.array([[s.logp_correct, s.logp_wrong] for s in scored])
 

@@ -82,7 +82,7 @@ def run_agree(model: Path, data: Path, batch: int, convention: str):
     items = read_blimp(data)
     scorer = load_hf_dir(model, device="cpu", batch_size=batch, convention=convention)
     t0 = time.perf_counter()
-    scored = score_items(items, [scorer], method="sentence", quiet=True)
+    scored = score_items(items, [scorer], method="sentence")
     dt = time.perf_counter() - t0
     stats = dict(scorer.runner.counters)
     return [(s.logp_correct, s.logp_wrong) for s in scored], dt, stats

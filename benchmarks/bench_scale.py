@@ -34,6 +34,7 @@ from pathlib import Path
 
 from agreement.scoring.executors import InProcessExecutor, RayExecutor
 from agreement.scoring.score_dir import ScoreOptions, score_to_dir
+from formats.run import RunContext
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 BLIMP = SHARED / "blimp" / "data"
@@ -96,7 +97,7 @@ def main() -> None:
               f"1 thread per worker; load average before: {load[0]:.2f} on {os.cpu_count()} CPUs")
 
         def run(name, executor, options=opts, model=f"gguf:{smol}", testset=data):
-            return timed(lambda: score_to_dir(tmp / name, [str(testset)], [model], options, quiet=True,
+            return timed(lambda: score_to_dir(RunContext("score", out=tmp / name), [str(testset)], [model], options,
                                               executor=executor))
 
         base = run("one", InProcessExecutor(threads=1))

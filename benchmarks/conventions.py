@@ -36,7 +36,7 @@ def run(model: Path, data: Path, convention: str, batch: int):
     items = read_blimp(data)
     scorer = load_hf_dir(model, device="cpu", batch_size=batch, convention=convention)
     t0 = time.perf_counter()
-    scored = score_items(items, [scorer], method="sentence", quiet=True)
+    scored = score_items(items, [scorer], method="sentence")
     return [(s.logp_correct, s.logp_wrong) for s in scored], time.perf_counter() - t0
 
 

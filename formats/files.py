@@ -1,7 +1,8 @@
 """The ``--out`` policy of every command, in one place.
 
-(``formats.manifest`` builds its ``atomic_output_dir`` on it; ``lm.train`` uses it
-for ``OUT`` and ``OUT.partial``.)
+(:func:`atomic_output_dir` is the policy for a command's whole output directory;
+``lm.train`` uses :func:`claim_output` for ``OUT`` and ``OUT.partial``; :func:`rooted`
+says where a relative path is read or written.)
 
 The rules, so that nothing a user did not ask agree to replace is ever lost:
 
@@ -21,11 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
 import socket
-import sys
 import tempfile
 import time
 from contextlib import contextmanager
@@ -37,6 +38,7 @@ from formats.errors import AgreeError
 MANIFEST = "manifest.json"
 _LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>\d+)(?:-.*)?$")
 _YOUNG_LOCK_S = 10.0   # an unreadable lock younger than this is being written, not stale
+log = logging.getLogger(__name__)
 
 
 def resolve_out(out: str | os.PathLike) -> Path:
@@ -151,7 +153,7 @@ def _owner_gone(lock: Path, owner: dict | None) -> bool:
 
 
 @contextmanager
-def output_lock(target: Path, quiet: bool = False) -> Iterator[Path]:
+def output_lock(target: Path) -> Iterator[Path]:
     """Hold ``.OUT.lock`` beside ``target`` (rule 4), removing a stale one (rule 5)."""
     lock = lock_path(target)
     mine = {"pid": os.getpid(), "host": socket.gethostname(),
@@ -167,8 +169,8 @@ def output_lock(target: Path, quiet: bool = False) -> Iterator[Path]:
                 raise AgreeError(f"{target}: another agree run is writing it ({who}); wait for it to "
                               f"finish, or delete {lock} if that run is gone") from None
             lock.unlink(missing_ok=True)
-            note(f"removed the stale lock {lock} (its run, pid "
-                 f"{owner['pid'] if owner else '?'}, is gone)", quiet)
+            log.info(f"removed the stale lock {lock} (its run, pid "
+                     f"{owner['pid'] if owner else '?'}, is gone)")
             continue
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -197,7 +199,7 @@ def _create(lock: Path) -> int:
         raise type(e)(e.errno, e.strerror, str(lock.parent)) from None
 
 
-def remove_leftovers(target: Path, quiet: bool = False) -> list[Path]:
+def remove_leftovers(target: Path) -> list[Path]:
     """Rule 5: remove ``.OUT.tmp-PID-*`` / ``.OUT.old-PID`` whose process is gone."""
     removed = []
     try:
@@ -209,20 +211,20 @@ def remove_leftovers(target: Path, quiet: bool = False) -> list[Path]:
         if not m or m["name"] != target.name or pid_alive(int(m["pid"])):
             continue
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
-        note(f"removed {path}, left by an interrupted run (pid {m['pid']}, gone)", quiet)
+        log.info(f"removed {path}, left by an interrupted run (pid {m['pid']}, gone)")
         removed.append(path)
     return removed
 
 
 @contextmanager
 def claim_output(out: str | os.PathLike, command: str | None, inputs: Iterable = (),
-                 force: bool = False, quiet: bool = False) -> Iterator[Path]:
+                 force: bool = False) -> Iterator[Path]:
     """Check ``out`` (rules 2, 3), hold its lock (4), clean leftovers (5); yields the
     resolved target. The parent directory is created if missing."""
     target = check_out(out, command, list(inputs), force)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with output_lock(target, quiet):
-        remove_leftovers(target, quiet)
+    with output_lock(target):
+        remove_leftovers(target)
         try:
             yield target
         except OSError as e:
@@ -274,6 +276,68 @@ def replace_dir(src: Path, dst: Path, overwrite: bool = True) -> None:
         os.replace(src, dst)
 
 
+@contextmanager
+def atomic_output_dir(out: str | os.PathLike, command: str | None = None, inputs: Iterable = (),
+                      force: bool = False) -> Iterator[Path]:
+    """Yield a fresh temporary directory beside ``out``; on success it replaces ``out``.
+
+    The one ``--out`` policy (see :mod:`formats.files`): ``out`` is checked before any
+    work (an existing directory is replaced only when it is empty or an output of
+    ``agree COMMAND``, or with ``force``; it may not be, contain or lie inside one
+    of ``inputs``), locked while the command runs, and leftovers of killed runs
+    beside it are removed. On any exception (or KeyboardInterrupt) the temporary
+    directory is removed and ``out`` is left exactly as it was.
+    """
+    with claim_output(out, command, inputs, force) as target:
+        tmp = None
+        try:
+            tmp = make_tmp_dir(target)
+            yield tmp
+        except BaseException as e:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(e, OSError) and tmp is not None:
+                raise _in_target(e, tmp, target) from None
+            raise
+        try:
+            commit_dir(tmp, target, command, force)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+
+def _in_target(e: OSError, tmp: Path, target: Path) -> OSError:
+    """``e`` naming the file as it would have been in ``target``, not in the temporary
+    directory that is gone by the time the message is read (a full disk at model.pt)."""
+    try:
+        inside = Path(e.filename).relative_to(tmp) if e.filename is not None else None
+    except (TypeError, ValueError):
+        inside = None
+    if inside is None:
+        return e
+    return type(e)(e.errno, e.strerror or str(e), str(target / inside))
+
+
+def rooted(root: str | os.PathLike | None, path: str | os.PathLike | None) -> str | os.PathLike | None:
+    """``path`` read from ``root`` (a relative path is taken inside it; ``root`` None:
+    the working directory, and ``path`` is returned as it is). A library verb given
+    ``root`` reads ``rooted(root, p)`` and records ``p`` as given, so that a pipeline
+    built inside one directory (agree demo) records paths relative to it without
+    changing the working directory."""
+    if path is None or root is None:
+        return path
+    return Path(root, path)
+
+
+def as_given(path: str | os.PathLike, root: str | os.PathLike | None) -> str | os.PathLike:
+    """The inverse of :func:`rooted`: a path found under ``root`` as the path relative
+    to it that the caller named (unchanged when ``root`` is None or it lies elsewhere)."""
+    if root is None:
+        return path
+    try:
+        return Path(path).relative_to(root)
+    except ValueError:
+        return path
 
 
 def sha256_of(path: str | os.PathLike) -> str:
@@ -282,10 +346,3 @@ def sha256_of(path: str | os.PathLike) -> str:
         while block := fh.read(1 << 20):
             h.update(block)
     return h.hexdigest()
-
-
-
-def note(message: str, quiet: bool = False) -> None:
-    """One line for people on stderr (lm does not use click)."""
-    if not quiet:
-        print(message, file=sys.stderr, flush=True)

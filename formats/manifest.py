@@ -1,8 +1,7 @@
-"""Output directories that appear whole or not at all, and their manifests.
-
-Every command writes into a temporary sibling of ``--out`` and renames it into
-place only when everything succeeded, so an error or an interrupt never leaves
-a half-written directory where a user (or the next command) would read it.
+"""Every output directory's ``manifest.json``: what ran, on which inputs (with
+checksums), with which parameters and versions; and the checks of a directory's
+own files against it. (The directories themselves, written whole or not at all,
+are :mod:`formats.files`'s ``--out`` policy.)
 """
 from __future__ import annotations
 
@@ -10,16 +9,14 @@ import json
 import math
 import os
 import platform
-import shutil
 import tempfile
-from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Sequence
 
 from formats.errors import AgreeError
 from formats.distribution import version as distribution_version
-from formats.files import claim_output, commit_dir, make_tmp_dir, sha256_of
+from formats.files import rooted, sha256_of
 
 MANIFEST = "manifest.json"
 
@@ -30,48 +27,6 @@ AGREE_VERSION = distribution_version()
 # ufal.kenlm's wheel (kenlm itself where a user installed that instead).
 _PACKAGES = ("torch", "numpy", "conllu", "kenlm", "ufal.kenlm", "sentencepiece", "click",
              "mwxml", "mwparserfromhell", "matplotlib")
-
-
-@contextmanager
-def atomic_output_dir(out: str | os.PathLike, command: str | None = None, inputs: Iterable = (),
-                      force: bool = False, quiet: bool = False) -> Iterator[Path]:
-    """Yield a fresh temporary directory beside ``out``; on success it replaces ``out``.
-
-    The one ``--out`` policy (see :mod:`formats.files`): ``out`` is checked before any
-    work (an existing directory is replaced only when it is empty or an output of
-    ``agree COMMAND``, or with ``force``; it may not be, contain or lie inside one
-    of ``inputs``), locked while the command runs, and leftovers of killed runs
-    beside it are removed. On any exception (or KeyboardInterrupt) the temporary
-    directory is removed and ``out`` is left exactly as it was.
-    """
-    with claim_output(out, command, inputs, force, quiet) as target:
-        tmp = None
-        try:
-            tmp = make_tmp_dir(target)
-            yield tmp
-        except BaseException as e:
-            if tmp is not None:
-                shutil.rmtree(tmp, ignore_errors=True)
-            if isinstance(e, OSError) and tmp is not None:
-                raise _in_target(e, tmp, target) from None
-            raise
-        try:
-            commit_dir(tmp, target, command, force)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-
-
-def _in_target(e: OSError, tmp: Path, target: Path) -> OSError:
-    """``e`` naming the file as it would have been in ``target``, not in the temporary
-    directory that is gone by the time the message is read (a full disk at model.pt)."""
-    try:
-        inside = Path(e.filename).relative_to(tmp) if e.filename is not None else None
-    except (TypeError, ValueError):
-        inside = None
-    if inside is None:
-        return e
-    return type(e)(e.errno, e.strerror or str(e), str(target / inside))
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -94,32 +49,10 @@ def _umask() -> int:
     return mask
 
 
-def rooted(root: str | os.PathLike | None, path: str | os.PathLike | None) -> str | os.PathLike | None:
-    """``path`` read from ``root`` (a relative path is taken inside it; ``root`` None:
-    the working directory, and ``path`` is returned as it is). A library verb given
-    ``root`` reads ``rooted(root, p)`` and records ``p`` as given, so that a pipeline
-    built inside one directory (agree demo) records paths relative to it without
-    changing the working directory."""
-    if path is None or root is None:
-        return path
-    return Path(root, path)
-
-
-def as_given(path: str | os.PathLike, root: str | os.PathLike | None) -> str | os.PathLike:
-    """The inverse of :func:`rooted`: a path found under ``root`` as the path relative
-    to it that the caller named (unchanged when ``root`` is None or it lies elsewhere)."""
-    if root is None:
-        return path
-    try:
-        return Path(path).relative_to(root)
-    except ValueError:
-        return path
-
-
 def describe_inputs(paths: Iterable[str | os.PathLike],
                     root: str | os.PathLike | None = None) -> list[dict[str, Any]]:
     """Path, size and sha256 of each input file (a directory: each file inside it,
-    hidden files excepted). Paths are read from ``root`` (see :func:`rooted`) and
+    hidden files excepted). Paths are read from ``root`` (see :func:`formats.files.rooted`) and
     recorded as given."""
     rows = []
     for p in paths:
@@ -151,7 +84,7 @@ def write_manifest(directory: str | os.PathLike, command: str, inputs: Iterable[
     parameters and package versions, plus any command-specific counts in ``extra``.
 
     ``argv`` is the command line after ``agree`` (the CLI passes what it was given);
-    ``root``: where relative input paths are read (:func:`rooted`). No timestamp: the same inputs and seed give a byte-identical directory."""
+    ``root``: where relative input paths are read (:func:`formats.files.rooted`). No timestamp: the same inputs and seed give a byte-identical directory."""
     manifest = {
         "command": command,
         "argv": list(argv),

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from formats.manifest import atomic_output_dir, rooted, write_manifest
+from formats.run import RunContext
 from formats.vocab import EOS, UNK, read_vocab  # noqa: F401  (EOS, UNK handed on)
 from lm.corpus_checks import check_trainable_splits, split_tokens
 from lm.errors import LMError
@@ -77,7 +77,7 @@ class Corpus:
 
 
 def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_size: int = 50000,
-                   seed: int = 1111, max_unk: float = 0.05, quiet: bool = False,
+                   seed: int = 1111, max_unk: float = 0.05,
                    clitics: str = "split", workers: int = 1) -> Corpus:
     """Build a corpus directory in ``out_dir`` (created if needed; the files are
     written straight into it, so callers pass a temporary directory and rename).
@@ -97,7 +97,7 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
     tmp = out_dir / _TMP
     stats = {"pages": 0, "articles": 0, "sentences_read": 0, "tokens_read": 0}
     try:
-        offsets, counts = _gather(inputs, tmp, lang, stats, quiet=quiet, clitics=clitics, workers=workers)
+        offsets, counts = _gather(inputs, tmp, lang, stats, clitics=clitics, workers=workers)
         kept = _filter_unknown(tmp, offsets, set(_most_frequent(counts, vocab_size)), max_unk)
         stats["sentences_dropped_unk"] = len(offsets) - len(kept)
         del offsets, counts
@@ -115,22 +115,19 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
     return _corpus(out_dir, lang, n_tokens, stats)
 
 
-def corpus_to_dir(out: str | os.PathLike, inputs: Sequence[str | os.PathLike], lang: str, *,
+def corpus_to_dir(run: RunContext, inputs: Sequence[str | os.PathLike], lang: str, *,
                   vocab_size: int = 50000, max_unk: float = 0.05, clitics: str = "split", workers: int = 1,
-                  seed: int = 1111, argv: Sequence[str] = (), force: bool = False, quiet: bool = False,
-                  root: str | os.PathLike | None = None) -> Corpus:
-    """What ``agree corpus`` writes: :func:`prepare_corpus` into ``out`` (atomically,
-    under the --out policy) with its manifest.json. ``argv``: the command line the
-    manifest records; ``root``: where relative paths, ``out`` included, are read and
-    written, recorded as given (:func:`formats.manifest.rooted`). The corpus returned
-    names the temporary directory it was built in; load ``out`` to read it."""
+                  seed: int = 1111) -> Corpus:
+    """What ``agree corpus`` writes: :func:`prepare_corpus` into ``run.out`` (atomically,
+    under the --out policy) with its manifest.json; paths are read from ``run.root`` and
+    recorded as given. The corpus returned names the temporary directory it was built
+    in; load ``run.out`` to read it."""
     params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics, "seed": seed}
-    at = [rooted(root, p) for p in inputs]
-    with atomic_output_dir(rooted(root, out), "corpus", at, force, quiet) as tmp:
-        result = prepare_corpus(at, tmp, lang, vocab_size=vocab_size, seed=seed, max_unk=max_unk,
-                                quiet=quiet, clitics=clitics, workers=workers)
-        write_manifest(tmp, "corpus", inputs, params, n_tokens=result.n_tokens, stats=result.stats,
-                       sha256=result.sha256, argv=argv, root=root)
+    with run.output_dir(inputs) as tmp:
+        result = prepare_corpus([run.path(p) for p in inputs], tmp, lang, vocab_size=vocab_size, seed=seed,
+                                max_unk=max_unk, clitics=clitics, workers=workers)
+        run.write_manifest(tmp, inputs, params, n_tokens=result.n_tokens, stats=result.stats,
+                           sha256=result.sha256)
     return result
 
 

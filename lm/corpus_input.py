@@ -7,6 +7,7 @@ taken as already tokenised; empty lines and WikiText heading lines are skipped.
 """
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import re
 import sys
@@ -21,16 +22,18 @@ from lm.errors import LMError
 from lm.tokenize import get_tokenizer
 from lm.wikidump import is_dump, iter_pages, open_binary, page_paragraphs
 
+log = logging.getLogger(__name__)
+
 _WIKITEXT_HEADING = re.compile(r"^\s*(?:= )+.*(?: =)+\s*$")
 
 
-def input_sentences(inputs: Sequence[Path], lang: str, stats: dict, *, quiet: bool,
+def input_sentences(inputs: Sequence[Path], lang: str, stats: dict, *,
                      clitics: str, workers: int) -> Iterator[list[str]]:
     """Every sentence of every input, with one progress bar (compressed bytes
-    read, pages, tokens) over all of them."""
+    read, pages, tokens) over all of them, shown while info lines are."""
     sizes = [p.stat().st_size for p in inputs]
     with tqdm(total=sum(sizes), unit="B", unit_scale=True, desc="corpus", file=sys.stderr,
-              disable=quiet, dynamic_ncols=True) as bar:
+              disable=not log.isEnabledFor(logging.INFO), dynamic_ncols=True) as bar:
         done = 0
         for path, size in zip(inputs, sizes):
             reader = _dump_sentences if is_dump(path) else _text_sentences

@@ -17,6 +17,7 @@ under half the memory available now (``MemAvailable`` in /proc/meminfo).
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import struct
 import sys
@@ -25,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lm.errors import FieldError, LMError, literal
+
+log = logging.getLogger(__name__)
 
 GGUF_MAGIC = b"GGUF"
 ENGINES = ("llama.cpp", "transformers")
@@ -202,7 +205,7 @@ def engine_installed(engine: str) -> bool:
 
 
 def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: int | None = None,
-                  quiet: bool = False, device: str | None = None, gpu: bool | None = None) -> str:
+                  device: str | None = None, gpu: bool | None = None) -> str:
     """``"llama.cpp"`` or ``"transformers"`` for a GGUF file; ``engine`` other than
     ``"auto"`` is checked and returned. ``auto`` picks the faster engine that fits:
 
@@ -227,7 +230,7 @@ def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: i
     if not engine_installed(choice) and engine_installed(other):
         why += f"; {choice} is not installed"
         choice = other
-    if not quiet:
+    if log.isEnabledFor(logging.INFO):
         print(f"{info.path.name}: engine {choice} ({info.parameters / 1e6:.0f}M parameters, "
               f"{info.quantization}; {why})", file=sys.stderr)
     return choice

@@ -10,10 +10,10 @@ from lm.hf_load import load_gguf_transformers
 from lm.llamacpp import load_llamacpp
 
 
-def load_gguf(path: str | os.PathLike, engine: str = "auto", *, quiet: bool = False, **options):
+def load_gguf(path: str | os.PathLike, engine: str = "auto", **options):
     """Load a GGUF file as a :class:`lm.base.Scorer` with the engine that
     :func:`choose_engine` picks (``options`` go to that engine's loader)."""
-    choice = choose_engine(path, engine or "auto", quiet=quiet, device=options.get("device"))
+    choice = choose_engine(path, engine or "auto", device=options.get("device"))
     if choice == "llama.cpp":
         return load_llamacpp(path, **options)
     return load_gguf_transformers(path, **options)

@@ -17,6 +17,7 @@ Sentence boundaries: prefixes are scored from KenLM's begin-of-sentence state
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import shutil
@@ -34,6 +35,8 @@ from lm.errors import FieldError, LMError
 from lm.registry import Trainer, TrainRun, register_trainer
 from formats.files import sha256_of
 from formats.vocab import VOCAB_CHECKSUM, read_vocab
+
+log = logging.getLogger(__name__)
 
 UNK = "<UNK>"
 LN10 = math.log(10.0)
@@ -76,8 +79,7 @@ def _map_line(line: str, vocab: set[str]) -> str:
     return " ".join(w if w in vocab else UNK for w in line.split())
 
 
-def train_kn5(corpus, out_dir: Path, *, order: int = DEFAULT_ORDER, memory: str = "1G",
-              quiet: bool = False) -> dict:
+def train_kn5(corpus, out_dir: Path, *, order: int = DEFAULT_ORDER, memory: str = "1G") -> dict:
     """Build a modified Kneser-Ney model of ``order`` on ``corpus.train``.
 
     Writes ``model.binary`` (KenLM probing binary), ``vocab.txt``, ``config.json``
@@ -111,9 +113,9 @@ def train_kn5(corpus, out_dir: Path, *, order: int = DEFAULT_ORDER, memory: str 
         # are too sparse for the closed-form discounts (tiny corpora).
         cmd = [lmplz, "-o", str(order), "-S", memory, "-T", str(tmp), "--discount_fallback",
                "--text", str(text), "--arpa", str(arpa)]
-        _run(cmd, "lmplz", quiet)
+        _run(cmd, "lmplz")
         _run([build_binary, "-S", memory, "-T", str(tmp), "probing", str(arpa),
-              str(out_dir / MODEL_FILE)], "build_binary", quiet)
+              str(out_dir / MODEL_FILE)], "build_binary")
     shutil.copyfile(corpus.vocab, out_dir / "vocab.txt")
     scorer = KenLMScorer(out_dir, {"order": order})
     valid_ppl, valid_tokens = scorer.perplexity(corpus.valid)
@@ -133,15 +135,15 @@ def train_kn5(corpus, out_dir: Path, *, order: int = DEFAULT_ORDER, memory: str 
 def train_model(corpus, out_dir: Path, settings: dict, run: TrainRun) -> dict:
     """The registered trainer (see :mod:`lm.registry`): :func:`train_kn5` with ``settings``
     (the corpus vocabulary already cut to ``vocab_size`` by the caller)."""
-    return train_kn5(corpus, out_dir, order=settings["order"], quiet=run.quiet)
+    return train_kn5(corpus, out_dir, order=settings["order"])
 
 
-def _run(cmd: list[str], what: str, quiet: bool) -> None:
+def _run(cmd: list[str], what: str) -> None:
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         tail = " | ".join(l for l in proc.stderr.strip().splitlines()[-3:])
         raise LMError(f"{what} failed (exit {proc.returncode}): {tail}")
-    if not quiet:
+    if log.isEnabledFor(logging.INFO):
         for line in proc.stderr.splitlines():
             if line.startswith(("=== ", "Unigram tokens", "Memory estimate")):
                 print(f"{what}: {line}", file=sys.stderr)

@@ -32,6 +32,7 @@ with 2 threads, 8 s with 1).
 """
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sys
@@ -61,6 +62,8 @@ from lm.neural_snapshots import restore_series, write_snapshot
 from lm.neural_steps import Objective, StopFlag, evaluate, train_step
 from lm.snapshots import Schedule
 
+log = logging.getLogger(__name__)
+
 #: options that may change between an interrupted run and its resumption
 RESUMABLE_CHANGES = ("epochs", "max_steps", "checkpoint_minutes", "device", "threads")
 #: steps between reading the loss back (and, distributed, agreeing on stop/checkpoint)
@@ -71,12 +74,11 @@ def train_model(corpus: Corpus, out_dir: Path, settings: dict, run: TrainRun) ->
     """The registered trainer of ``lstm`` and ``transformer`` (see :mod:`lm.registry`)."""
     config, options = neural_configs(run.arch, settings, run.seed)
     return train_neural(corpus, out_dir, config, options, lang=run.lang, resume=run.resume,
-                        quiet=run.quiet, on_step=run.on_step, on_snapshot=run.on_snapshot)
+                        on_step=run.on_step, on_snapshot=run.on_snapshot)
 
 
 def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: TrainOptions, *,
-                 lang: str = "", resume: bool = False, quiet: bool = False,
-                 on_step=None, on_snapshot=None) -> dict:
+                 lang: str = "", resume: bool = False, on_step=None, on_snapshot=None) -> dict:
     """Train ``config``'s model on ``corpus`` into ``out_dir`` and return its metrics.
 
     ``config.vocab_size`` is replaced by the size of the vocabulary built here.
@@ -103,7 +105,8 @@ def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: Train
     try:
         with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else []):
             training = _Training.set_up(corpus, out_dir, config, options, resume, device, info,
-                                        quiet=quiet, on_step=on_step, on_snapshot=on_snapshot)
+                                        quiet=not log.isEnabledFor(logging.INFO), on_step=on_step,
+                                        on_snapshot=on_snapshot)
             return training.run(lang)
     finally:
         torch.set_num_threads(old_threads)

@@ -17,17 +17,20 @@ torch is imported only by the trainers that need it.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from formats.files import claim_output, commit_dir, note
+from formats.files import claim_output, commit_dir
 from formats.vocab import read_vocab
 from lm.corpus import is_corpus_dir, load_corpus, prepare_corpus
 from lm.errors import FieldError, LMError, TrainingInterrupted, literal
 from lm.registry import CHECKPOINT_FILE, DEFAULT_SIZE, Trainer, TrainRun, get_trainer
+
+log = logging.getLogger(__name__)
 
 CAPPED_VOCAB = ".vocab-capped.txt"
 
@@ -54,7 +57,7 @@ def partial_dir(out_dir: str | os.PathLike) -> Path:
 def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *, arch: str,
              lang: str | None = None, size: str = DEFAULT_SIZE, seed: int = 1111,
              max_steps: int | None = None, epochs: int | None = None, resume: bool = False,
-             quiet: bool = False, finalize: Callable[[Path, dict], None] | None = None,
+             finalize: Callable[[Path, dict], None] | None = None,
              on_step: Callable[[int], None] | None = None, force: bool = False,
              on_snapshot: Callable[[Path, dict], None] | None = None,
              **options) -> TrainResult:
@@ -80,8 +83,8 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
     settings = trainer.settings(size, {**options, "max_steps": max_steps, "epochs": epochs})
     if resume and not trainer.checkpointed:
         raise FieldError(f"{{arch}} {arch} does not take {{resume}}")
-    run = TrainRun(arch=arch, seed=seed, lang=lang or "", resume=resume, quiet=quiet,
-                   on_step=on_step, on_snapshot=on_snapshot)
+    run = TrainRun(arch=arch, seed=seed, lang=lang or "", resume=resume,
+                   quiet=not log.isEnabledFor(logging.INFO), on_step=on_step, on_snapshot=on_snapshot)
     if trainer.check is not None:
         trainer.function("check")(arch, settings, seed)   # refused before anything is written
     if trainer.checkpointed:
@@ -91,7 +94,7 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
         info, barrier = None, (lambda: None)
     rank0 = info is None or info.rank == 0
     out = Path(out_dir)
-    claim = claim_output(out, "train-lm", inputs, force, quiet) if rank0 else contextlib.nullcontext()
+    claim = claim_output(out, "train-lm", inputs, force) if rank0 else contextlib.nullcontext()
     try:
         with claim:
             metrics = _train_locked(_Job(inputs, out, trainer, settings, run, finalize, force,
@@ -122,10 +125,9 @@ def _train_locked(job: _Job) -> dict:
     work = partial_dir(job.out)
     before = _listing(work) if job.rank0 and job.run.resume else None
     if job.rank0:
-        _prepare_work_dir(work, job.run.resume, job.run.quiet)
+        _prepare_work_dir(work, job.run.resume)
     try:
-        corpus = _corpus(job.inputs, work, job.run.lang, job.run.seed, job.run.quiet, job.rank0,
-                         job.barrier)
+        corpus = _corpus(job.inputs, work, job.run.lang, job.run.seed, job.rank0, job.barrier)
         run = replace(job.run, lang=job.run.lang or corpus.lang)
         if job.trainer.capped_vocab:
             corpus = _capped_vocab(corpus, work, job.settings.get("vocab_size"))
@@ -174,7 +176,7 @@ def _undo_failed_resume(work: Path, before: tuple[frozenset, tuple | None]) -> N
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
-def _prepare_work_dir(work: Path, resume: bool, quiet: bool) -> None:
+def _prepare_work_dir(work: Path, resume: bool) -> None:
     """OUT.partial, ready: kept for a resume, an earlier failed run's leftovers removed."""
     if resume and not (work / CHECKPOINT_FILE).is_file():
         raise FieldError(f"nothing to resume: no checkpoint in {literal(work)} "
@@ -189,7 +191,7 @@ def _prepare_work_dir(work: Path, resume: bool, quiet: bool) -> None:
                           "move it away or choose another output directory")
         # we hold OUT's lock, so no live run owns it: a failed or killed run's leftovers
         shutil.rmtree(work)
-        note(f"removed {work}, left by an earlier run without a checkpoint to resume", quiet)
+        log.info(f"removed {work}, left by an earlier run without a checkpoint to resume")
     made = not work.exists()
     work.mkdir(parents=True, exist_ok=True)
     try:
@@ -200,7 +202,7 @@ def _prepare_work_dir(work: Path, resume: bool, quiet: bool) -> None:
         raise
 
 
-def _corpus(inputs, work: Path, lang, seed: int, quiet: bool, rank0: bool, barrier):
+def _corpus(inputs, work: Path, lang, seed: int, rank0: bool, barrier):
     """The corpus to train on: a given corpus directory, or one prepared into work/corpus."""
     inputs = [Path(p) for p in inputs]
     if not inputs:
@@ -215,7 +217,7 @@ def _corpus(inputs, work: Path, lang, seed: int, quiet: bool, rank0: bool, barri
     if rank0 and not is_corpus_dir(target):
         if not lang:
             raise FieldError("{lang} is needed to prepare a corpus from dumps or text files")
-        prepare_corpus(inputs, target, lang, seed=seed, quiet=quiet)
+        prepare_corpus(inputs, target, lang, seed=seed)
     barrier()
     return _with_lang(load_corpus(target), lang)
 

@@ -7,12 +7,14 @@ and warns when one will take long.
 """
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
-from formats.files import note
 from formats.resources import disk_shortfall, human_count, memory_shortfall
 from nonce.errors import NonceError
+
+log = logging.getLogger(__name__)
 
 #: sentences a second (README, benchmarks/bench_nonce.py: 825 to 1,128 on 2 cores)
 SENTENCES_PER_S = 1000
@@ -37,8 +39,8 @@ def check_nonce_size(originals: int, n: int, items_file: str | os.PathLike, out:
                          "ask for fewer")
     seconds = rows / SENTENCES_PER_S
     if seconds > WARN_AFTER_S:
-        note(f"Warning: {what} will take about {seconds / 60:,.0f} minutes "
-             f"(at about {SENTENCES_PER_S:,} sentences/s)")
+        log.info(f"Warning: {what} will take about {seconds / 60:,.0f} minutes "
+                 f"(at about {SENTENCES_PER_S:,} sentences/s)")
 
 
 def _mean_row_bytes(path: Path, rows: int) -> float:

@@ -45,6 +45,7 @@ not depend on which other items are in the set or in what order.
 """
 from __future__ import annotations
 
+import logging
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -59,6 +60,8 @@ from nonce.errors import NonceError
 from nonce.pool import CONTENT_POS, CandidatePool, Pair, PoolOptions
 from nonce.vowels import vowel_rule_on
 from treebanks.paradigms import ParadigmTable
+
+log = logging.getLogger(__name__)
 
 SAMPLING_CHOICES = ("uniform", "frequency")
 PERTURBATION = "nonce"
@@ -159,7 +162,7 @@ def check_item(item: Item) -> None:
 
 
 def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceConfig, rng: random.Random, *,
-               pool: CandidatePool | None = None, quiet: bool = True) -> NonceResult:
+               pool: CandidatePool | None = None) -> NonceResult:
     """Nonce variants of the original items (variant 0) among ``items``.
 
     ``paradigms`` is the extract run's :class:`treebanks.paradigms.ParadigmTable`;
@@ -175,7 +178,7 @@ def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceCon
     base = rng.getrandbits(64)
     out: list[Item] = []
     c = _Counts()
-    for item in tqdm(originals, desc="nonce", unit="item", disable=quiet):
+    for item in tqdm(originals, desc="nonce", unit="item", disable=not log.isEnabledFor(logging.INFO)):
         out.append(item)
         t = item.target_index
         c.targets[item.pos[t]] += 1

@@ -2,9 +2,9 @@
 commands and the demo call them).
 
 Both read an ``agree extract`` directory and write items.tsv, copies of its
-paradigms.tsv and constructions.tsv, and manifest.json. ``root`` (see
-:func:`formats.manifest.rooted`): where relative paths, ``out`` included, are
-read and written; the manifest records them as given.
+paradigms.tsv and constructions.tsv, and manifest.json, into the run's ``out``
+(:class:`formats.run.RunContext`: relative paths are read and written inside its
+``root``, and the manifest records them as given).
 """
 from __future__ import annotations
 
@@ -12,11 +12,10 @@ import os
 import random
 import shutil
 from pathlib import Path
-from typing import Sequence
 
 from formats.testsets.colorlessgreen import write_colorlessgreen
 from formats.items import write_items
-from formats.manifest import atomic_output_dir, rooted, write_manifest
+from formats.run import RunContext
 from formats.vocab import vocab_path
 from formats.extract_output import EXTRACT_FILES, ExtractDir, read_extract_dir
 from nonce.budget import check_nonce_size
@@ -29,21 +28,19 @@ FORMATS = ("tsv", "colorlessgreen")
 _COPIED = ("paradigms.tsv", "constructions.tsv")   # travel with the items, for the next step
 
 
-def nonce_to_dir(out: str | os.PathLike, extract_dir: str | os.PathLike, *, n: int = 9, seed: int = 1111,
+def nonce_to_dir(run: RunContext, extract_dir: str | os.PathLike, *, n: int = 9, seed: int = 1111,
                  vocab: str | os.PathLike | None = None, ambiguity: float = 0.1, vowel_rule: str = "auto",
-                 sampling: str = "uniform", fmt: str = "tsv", argv: Sequence[str] = (), force: bool = False,
-                 quiet: bool = False, root: str | os.PathLike | None = None) -> NonceResult:
-    """Nonce variants of ``extract_dir``'s items into ``out`` (atomically, under the
+                 sampling: str = "uniform", fmt: str = "tsv") -> NonceResult:
+    """Nonce variants of ``extract_dir``'s items into ``run.out`` (atomically, under the
     --out policy)."""
-    with atomic_output_dir(rooted(root, out), "nonce", [rooted(root, extract_dir), rooted(root, vocab)],
-                           force, quiet) as tmp:
-        src = read_extract_dir(rooted(root, extract_dir))
+    with run.output_dir([extract_dir, vocab]) as tmp:
+        src = read_extract_dir(run.path(extract_dir))
         check_nonce_size(sum(it.variant == 0 for it in src.items), n, src.path / "items.tsv", tmp)
-        words = treebank_vocab(rooted(root, vocab), src.table) if vocab else None
+        words = treebank_vocab(run.path(vocab), src.table) if vocab else None
         config = NonceConfig(n=n, ambiguity=ambiguity, vocab=words, lang=src.lang, vowel_rule=vowel_rule,
                              sampling=sampling, features=src.features, alternative_mode=src.alternative_mode,
                              values=src.values)
-        result = make_nonce(src.items, src.table, config, random.Random(seed), quiet=quiet)
+        result = make_nonce(src.items, src.table, config, random.Random(seed))
         write_items(tmp / "items.tsv", result.items)
         _copy_beside(src, tmp)
         if fmt == "colorlessgreen":  # freq column: treebank counts, as agree extract writes it
@@ -52,29 +49,25 @@ def nonce_to_dir(out: str | os.PathLike, extract_dir: str | os.PathLike, *, n: i
                   "vowel_rule": vowel_rule, "vowel_rule_applied": vowel_rule_on(src.lang, vowel_rule),
                   "vocab": _str(vocab), "format": fmt, "lang": src.lang, "features": list(src.features),
                   "alternative": src.alternative_mode, "extract": src.manifest.get("parameters", {})}
-        write_manifest(tmp, "nonce", _inputs(extract_dir, vocab, root), params, counts=result.counts(),
-                       argv=argv, root=root)
+        run.write_manifest(tmp, _inputs(run, extract_dir, vocab), params, counts=result.counts())
     return result
 
 
-def swap_targets_to_dir(out: str | os.PathLike, extract_dir: str | os.PathLike, *, k: int = 20,
-                        seed: int = 1111, vocab: str | os.PathLike | None = None, argv: Sequence[str] = (),
-                        force: bool = False, quiet: bool = False,
-                        root: str | os.PathLike | None = None) -> SwapResult:
+def swap_targets_to_dir(run: RunContext, extract_dir: str | os.PathLike, *, k: int = 20,
+                        seed: int = 1111, vocab: str | os.PathLike | None = None) -> SwapResult:
     """Systematicity items (:func:`nonce.target_swaps.make_swaps`) of ``extract_dir``
-    into ``out``: every original, then up to ``k`` copies with another target lemma."""
-    src = read_extract_dir(rooted(root, extract_dir))
-    words = treebank_vocab(rooted(root, vocab), src.table) if vocab else None
+    into ``run.out``: every original, then up to ``k`` copies with another target lemma."""
+    src = read_extract_dir(run.path(extract_dir))
+    words = treebank_vocab(run.path(vocab), src.table) if vocab else None
     config = NonceConfig(vocab=words, lang=src.lang, features=src.features, alternative_mode=src.alternative_mode)
     result = make_swaps(src.items, CandidatePool(src.table, config.pool_options()), k, random.Random(seed))
-    with atomic_output_dir(rooted(root, out), "swap-targets", [rooted(root, extract_dir), rooted(root, vocab)],
-                           force, quiet) as tmp:
+    with run.output_dir([extract_dir, vocab]) as tmp:
         write_items(tmp / "items.tsv", result.items)
         _copy_beside(src, tmp)
-        write_manifest(tmp, "swap-targets", _inputs(extract_dir, vocab, root),
-                       {"k": k, "seed": seed, "vocab": _str(vocab), "lang": src.lang,
-                        "features": list(src.features), "alternative": src.alternative_mode},
-                       counts=result.counts(), argv=argv, root=root)
+        run.write_manifest(tmp, _inputs(run, extract_dir, vocab),
+                           {"k": k, "seed": seed, "vocab": _str(vocab), "lang": src.lang,
+                            "features": list(src.features), "alternative": src.alternative_mode},
+                           counts=result.counts())
     return result
 
 
@@ -84,11 +77,11 @@ def _copy_beside(src: ExtractDir, tmp: Path) -> None:
             shutil.copyfile(src.path / name, tmp / name)
 
 
-def _inputs(extract_dir, vocab, root) -> list[Path]:
+def _inputs(run: RunContext, extract_dir, vocab) -> list[Path]:
     """The files read, named as given: the extract directory's three and vocab.txt."""
     inputs = [Path(extract_dir) / f for f in EXTRACT_FILES]
     if vocab:
-        where = Path(rooted(root, vocab))
+        where = Path(run.path(vocab))
         found = vocab_path(where)
         inputs.append(Path(vocab) / found.name if found != where else Path(vocab))
     return inputs

@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from agreement.cli import cli
+from formats.run import configure_logging
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -39,6 +40,13 @@ def _private_cache(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
         yield
+
+
+@pytest.fixture(autouse=True)
+def _logging():
+    """Each test starts with agree's logging as a command without --quiet sets it up
+    (info lines and progress bars on stderr), whatever the test before it ran."""
+    configure_logging()
 
 
 @pytest.fixture(scope="session")

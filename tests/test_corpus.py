@@ -126,14 +126,14 @@ class TestPrepare:
         else:  # several concatenated bz2 streams, as in pages-articles-multistream
             cut = xml.index(b"  <page>", xml.index(b"  <page>") + 1)
             path.write_bytes(bz2.compress(xml[:cut]) + bz2.compress(xml[cut:]))
-        corpus = prepare_corpus([path], tmp_path / "c", "en", quiet=True)
+        corpus = prepare_corpus([path], tmp_path / "c", "en")
         assert set(all_lines(corpus)) == SENTENCES
         assert corpus.stats["pages"] == 4 and corpus.stats["articles"] == 1
 
     def test_split_vocab_counts_and_roundtrip(self, tmp_path):
         src = tmp_path / "a.txt"
         src.write_text(numbered(50) + "\n" + numbered(50, "a dog runs"), encoding="utf-8")
-        c = prepare_corpus([src], tmp_path / "c", "en", quiet=True)
+        c = prepare_corpus([src], tmp_path / "c", "en")
         assert [len(p.read_text().splitlines()) for p in (c.train, c.valid, c.test)] == [80, 10, 10]
         assert c.n_tokens == {"train": 80 * 5, "valid": 50, "test": 50}
         assert sorted(all_lines(c)) == sorted(numbered(50).splitlines() + numbered(50, "a dog runs").splitlines())
@@ -150,9 +150,9 @@ class TestPrepare:
     def test_same_seed_same_bytes_other_seed_other_order(self, tmp_path):
         src = tmp_path / "a.txt"
         src.write_text(numbered(40), encoding="utf-8")
-        a = prepare_corpus([src], tmp_path / "a", "en", seed=7, quiet=True)
-        b = prepare_corpus([src], tmp_path / "b", "en", seed=7, quiet=True)
-        c = prepare_corpus([src], tmp_path / "c", "en", seed=8, quiet=True)
+        a = prepare_corpus([src], tmp_path / "a", "en", seed=7)
+        b = prepare_corpus([src], tmp_path / "b", "en", seed=7)
+        c = prepare_corpus([src], tmp_path / "c", "en", seed=8)
         for name in ("train.txt", "valid.txt", "test.txt", "vocab.txt", "counts.tsv"):
             assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
         assert a.sha256 == b.sha256 != c.sha256
@@ -163,10 +163,10 @@ class TestPrepare:
         src.write_text(common + "w1 w2 w3 w4 w5 w6 w7 w8 w9 rare\n"  # 10% unknown: dropped
                        "w1 w2 w3 w4 w5 w6 w7 w8 w9 <unk>\n"          # <unk> is always unknown
                        " = = Heading = = \n", encoding="utf-8")     # WikiText heading: skipped
-        c = prepare_corpus([src], tmp_path / "c", "en", vocab_size=10, quiet=True)
+        c = prepare_corpus([src], tmp_path / "c", "en", vocab_size=10)
         assert c.stats["sentences_read"] == 22 and c.stats["sentences_dropped_unk"] == 2
         assert "rare" not in read_counts(c.counts) and len(read_vocab(c.vocab)) == 12
-        kept = prepare_corpus([src], tmp_path / "d", "en", vocab_size=10, max_unk=0.1, quiet=True)
+        kept = prepare_corpus([src], tmp_path / "d", "en", vocab_size=10, max_unk=0.1)
         assert kept.stats["sentences_dropped_unk"] == 0
         assert read_counts(kept.counts)["<unk>"] == 1 and "<unk>" not in read_vocab(kept.vocab)[2:]
 
@@ -174,15 +174,15 @@ class TestPrepare:
         text = "L'ordine dell'anno è giunto. Il sig. Rossi è qui."
         path = tmp_path / "it.xml"
         path.write_text(dump_xml([page("Ordine", text)] * 3), encoding="utf-8")  # header says en
-        lines = all_lines(prepare_corpus([path], tmp_path / "c", "it", quiet=True))
+        lines = all_lines(prepare_corpus([path], tmp_path / "c", "it"))
         assert "L' ordine dell' anno è giunto ." in lines and "Il sig. Rossi è qui ." in lines
 
     def test_workers_give_identical_output(self, tmp_path):
         path = tmp_path / "d.xml"
         path.write_text(dump_xml([page(f"P{i}", f"Sentence number {i} is here. And {i} more.", pid=i)
                                   for i in range(1, 30)]), encoding="utf-8")
-        a = prepare_corpus([path], tmp_path / "a", "en", quiet=True)
-        b = prepare_corpus([path], tmp_path / "b", "en", quiet=True, workers=2)
+        a = prepare_corpus([path], tmp_path / "a", "en")
+        b = prepare_corpus([path], tmp_path / "b", "en", workers=2)
         assert a.sha256 == b.sha256 and a.stats == b.stats
 
 
@@ -197,14 +197,14 @@ def truncated_bz2(tmp_path) -> Path:
 class TestErrors:
     def test_truncated_bz2_is_an_error_not_a_short_corpus(self, tmp_path):
         with pytest.raises(LMError, match=r"cut.xml.bz2: the compressed file is truncated .*download it again"):
-            prepare_corpus([truncated_bz2(tmp_path)], tmp_path / "c", "en", quiet=True)
+            prepare_corpus([truncated_bz2(tmp_path)], tmp_path / "c", "en")
         assert not (tmp_path / "c" / ".sentences.tmp").exists()
 
     def test_truncated_xml(self, tmp_path):
         path = tmp_path / "cut.xml"
         path.write_text(dump_xml()[:-200], encoding="utf-8")
         with pytest.raises(LMError, match=r"cut.xml: malformed or truncated XML after 2 pages"):
-            prepare_corpus([path], tmp_path / "c", "en", quiet=True)
+            prepare_corpus([path], tmp_path / "c", "en")
 
     @pytest.mark.parametrize("name, content, message", [
         ("notdump.xml", '<?xml version="1.0"?>\n<rss><channel/></rss>\n',
@@ -219,7 +219,7 @@ class TestErrors:
         path = tmp_path / name
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
         with pytest.raises(LMError) as e:
-            prepare_corpus([path], tmp_path / "c", "en", quiet=True)
+            prepare_corpus([path], tmp_path / "c", "en")
         assert str(e.value).endswith(message.format(dir=tmp_path))
 
     def test_missing_file_and_not_a_corpus(self, tmp_path):
@@ -269,7 +269,7 @@ def test_real_english_dump_fragment(tmp_path):
     """The shipped enwiki fragment is complete (bz2 end-of-stream and </mediawiki> present)
     and yields about 465k tokens of clean prose from its 106 articles."""
     dump = shared_path("wiki", "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
-    c = prepare_corpus([dump], tmp_path / "c", "en", quiet=True)
+    c = prepare_corpus([dump], tmp_path / "c", "en")
     assert (c.stats["pages"], c.stats["articles"]) == (206, 106)
     assert 400_000 < sum(c.n_tokens.values()) < 520_000
     text = c.train.read_text(encoding="utf-8")
@@ -281,6 +281,6 @@ def test_real_english_dump_fragment(tmp_path):
 @pytest.mark.integration
 def test_real_italian_minidump_with_english_header(tmp_path):
     dump = shared_path("wiki", "itwiki-minidump-berlin.xml.bz2")
-    c = prepare_corpus([dump], tmp_path / "c", "it", quiet=True)
+    c = prepare_corpus([dump], tmp_path / "c", "it")
     words = set(read_counts(c.counts))
     assert {"dell'", "l'", "Berlino"} <= words

@@ -9,12 +9,13 @@ import pytest
 from conftest import run_agree
 from agreement.demo.run import MODELS, commands, demo_config, run_demo
 from agreement.reporting.results import Count
+from formats.run import RunContext
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo") / "demo-out"
-    return run_demo(out, demo_config("tiny", seed=1111, quiet=True))
+    return run_demo(RunContext("demo", out=out), demo_config("tiny", seed=1111, quiet=True))
 
 
 @pytest.mark.slow
@@ -99,7 +100,7 @@ def test_a_failing_step_leaves_no_output(tmp_path):
     from agreement.errors import AgreeError
 
     with pytest.raises(AgreeError, match="sizes must be positive"):
-        run_demo(tmp_path / "out", demo_config("tiny", quiet=True, sentences=0))
+        run_demo(RunContext("demo", out=tmp_path / "out"), demo_config("tiny", quiet=True, sentences=0))
     assert not (tmp_path / "out").exists() and not list(tmp_path.iterdir())
 
 
@@ -111,7 +112,7 @@ def test_a_treebank_without_items_is_a_clear_error(tmp_path):
     config = demo_config("tiny", quiet=True, sentences=5,
                          grammar=GrammarConfig(p_subject_pp=0, p_subject_rc=0, p_coordination=0))
     with pytest.raises(AgreeError, match=r"the generated treebank \(5 sentences\) gave no agreement items"):
-        run_demo(tmp_path / "out", config)
+        run_demo(RunContext("demo", out=tmp_path / "out"), config)
     assert not list(tmp_path.iterdir())
 
 

@@ -45,7 +45,7 @@ def test_two_cpu_processes_train_like_one_with_twice_the_batch(tmp_path):
     single = tmp_path / "single"
     train_lm([corpus], single, arch="lstm", size="small", seed=3, max_steps=12, emb_size=16,
              hidden_size=16, bptt=8, lr=5.0, dropout=0.0, batch_size=8, device="cpu",
-             threads=1, quiet=True)
+             threads=1)
     a = torch.load(out / "model.pt", weights_only=True)["state_dict"]
     b = torch.load(single / "model.pt", weights_only=True)["state_dict"]
     assert all(torch.allclose(a[k], b[k], atol=1e-5) for k in a)

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import importlib.util
+import logging
 
 import pytest
 
 from conftest import run_agree
+from formats.run import configure_logging
 from lm.errors import LMError
 from lm.gguf import choose_engine, mem_available, read_gguf_info
 from tests.gguf_fixtures import smol_path, tiny_gguf
@@ -53,7 +55,8 @@ def test_auto_rule(tmp_path, capsys):
     assert choose_engine(path, available=80, gpu=True) == "llama.cpp"  # 40 is not under half of 80
     err = capsys.readouterr().err
     assert "t.gguf: engine llama.cpp" in err and ">= half of" in err
-    assert choose_engine(path, available=80, quiet=True, gpu=True) == "llama.cpp"
+    configure_logging(logging.WARNING)   # --quiet
+    assert choose_engine(path, available=80, gpu=True) == "llama.cpp"
     assert capsys.readouterr().err == ""
 
 

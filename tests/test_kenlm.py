@@ -47,7 +47,7 @@ def make_corpus(root: Path, n_train: int = 1500, seed: int = 0) -> Path:
 def kn_model(tmp_path_factory):
     root = tmp_path_factory.mktemp("kn")
     corpus = load_corpus(make_corpus(root / "corpus"))
-    metrics = train_kn5(corpus, root / "model", order=3, quiet=True)
+    metrics = train_kn5(corpus, root / "model", order=3)
     return root / "model", metrics
 
 

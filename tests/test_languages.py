@@ -28,7 +28,7 @@ class TestUndecidable:
         # a real unigram model: "sprints"/"sprint" are outside its vocabulary
         model = UnigramScorer(["<eos>", "<unk>", "the", "dog", "that", "we", "saw", "runs", "run"],
                               [5, 3, 9, 4, 4, 4, 4, 6, 2], name="uni")
-        return score_items(self.ITEMS, [model], quiet=True)
+        return score_items(self.ITEMS, [model])
 
     def test_tie_is_undecidable_not_wrong(self):
         known, unknown = self.scored()

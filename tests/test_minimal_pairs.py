@@ -132,7 +132,7 @@ def count_models(tmp_path_factory):
         import kenlm  # noqa: F401
         from lm.kenlm_backend import train_kn5
 
-        train_kn5(corpus, root / "kn", order=3, quiet=True)
+        train_kn5(corpus, root / "kn", order=3)
         kn = root / "kn"
     except (ImportError, LMError):
         pass

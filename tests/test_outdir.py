@@ -372,7 +372,7 @@ def test_nan_learning_rate_stops_with_a_clear_error(corpus, tmp_path):
     with pytest.raises(LMError, match=r"^training diverged at step \d+ \((loss|weights) nan\); no checkpoint "
                                       r"was saved before it; start again with a lower lr$"):
         train_lm([corpus], tmp_path / "m", arch="lstm", size="small", emb_size=16, hidden_size=16,
-                 batch_size=4, bptt=8, lr=float("nan"), threads=1, max_steps=30, quiet=True,
+                 batch_size=4, bptt=8, lr=float("nan"), threads=1, max_steps=30,
                  checkpoint_minutes=0.0001)
     assert sorted(os.listdir(tmp_path)) == []
 
@@ -381,7 +381,7 @@ def test_resume_with_a_lower_lr(corpus, tmp_path):
     """After a divergence the message says to resume with a lower --lr: that is allowed."""
     from lm.train import TrainingInterrupted, train_lm
     options = dict(arch="lstm", size="small", emb_size=16, hidden_size=16, batch_size=4, bptt=8,
-                   threads=1, quiet=True, epochs=1000)
+                   threads=1, epochs=1000)
     with pytest.raises(TrainingInterrupted):
         train_lm([corpus], tmp_path / "m", lr=5.0, max_steps=50, **options,
                  on_step=lambda step: step == 5 and os.kill(os.getpid(), signal.SIGINT))

@@ -25,6 +25,7 @@ from lm.train import train_lm
 from test_score_cli import PLUR, SING, corpus_dir, unigram
 from test_train import TINY
 from test_shards import MANY, outputs
+from formats.run import RunContext
 
 pytestmark = pytest.mark.slow
 OPTS = ScoreOptions(shard_size=2, surprisal=True, threads=1)
@@ -39,8 +40,8 @@ def testset(tmp_path):
 
 def same_as_in_process(tmp_path, testset, models, options=OPTS, executor=None) -> dict:
     """Score in this process and on Ray; assert equal outputs; the Ray run's manifest."""
-    score_to_dir(tmp_path / "one", [testset], models, options, quiet=True, executor=InProcessExecutor(threads=1))
-    score_to_dir(tmp_path / "ray", [testset], models, options, quiet=True,
+    score_to_dir(RunContext("score", out=tmp_path / "one"), [testset], models, options, executor=InProcessExecutor(threads=1))
+    score_to_dir(RunContext("score", out=tmp_path / "ray"), [testset], models, options,
                  executor=executor or RayExecutor(workers=2, threads=1))
     assert outputs(tmp_path / "ray") == outputs(tmp_path / "one")
     return json.loads((tmp_path / "ray" / "manifest.json").read_text())
@@ -72,7 +73,7 @@ def test_gguf_with_either_engine(ray_cluster, tmp_path, engine):
 def test_our_lstm_and_kenlm(ray_cluster, tmp_path, testset):
     corpus = corpus_dir(tmp_path / "corpus", SING * 3 + PLUR * 3)
     train_lm([corpus], tmp_path / "lstm", arch="lstm", max_steps=5, **TINY)
-    train_kn5(load_corpus(corpus), tmp_path / "kn", order=2, quiet=True)
+    train_kn5(load_corpus(corpus), tmp_path / "kn", order=2)
     same_as_in_process(tmp_path, testset, [str(tmp_path / "lstm"), str(tmp_path / "kn")])
 
 
@@ -105,16 +106,16 @@ def test_a_worker_that_dies_for_good_leaves_shards_to_resume(ray_cluster, tmp_pa
     from agreement.errors import AgreeError
 
     models = [str(unigram(tmp_path / "u1", SING))]
-    score_to_dir(tmp_path / "one", [testset], models, OPTS, quiet=True)
+    score_to_dir(RunContext("score", out=tmp_path / "one"), [testset], models, OPTS)
     executor = KillOne(workers=2, threads=1, max_restarts=0)
     executor.killed = []
     with pytest.raises(AgreeError, match=r"a Ray worker for model died 1 times .* run the same command again"):
-        score_to_dir(tmp_path / "o", [testset], models, OPTS, executor=executor)
+        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, OPTS, executor=executor)
     assert not (tmp_path / "o").exists()
     kept = len(list((tmp_path / "o.partial").glob("*/[!v]*.npz")))
     assert 1 <= kept < 5
     capsys.readouterr()
-    score_to_dir(tmp_path / "o", [testset], models, OPTS, executor=RayExecutor(workers=2, threads=1))
+    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, OPTS, executor=RayExecutor(workers=2, threads=1))
     assert f"model: {kept} of 5 shards finished earlier (kept), {5 - kept} to score" in capsys.readouterr().err
     assert outputs(tmp_path / "o") == outputs(tmp_path / "one")
 

@@ -49,35 +49,35 @@ VOCAB = {"the", "dog", "dogs", "runs", "run"}
 
 class TestScoreItems:
     def test_correct_means_strictly_more_probable(self):
-        scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB)], quiet=True)
+        scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB)])
         assert [(s.item_id, s.logp_correct, s.logp_wrong, s.correct) for s in scored] == [
             ("a", -1.0, -2.0, True), ("b", -3.0, -2.5, False), ("c", -1.0, -1.0, False)]  # a tie is not correct (undecidable)
 
     def test_oov_flags_cover_prefix_and_both_forms(self):
-        scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB - {"run"})], quiet=True)
+        scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB - {"run"})])
         assert [s.oov for s in scored] == [True, True, True]
-        scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB)], quiet=True)
+        scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB)])
         assert [s.oov for s in scored] == [False, False, True]  # "zyx" in the prefix
 
     def test_require_in_vocab_keeps_items_every_model_covers(self):
         m1 = BigramScorer("m1", TABLE, VOCAB | {"zyx"})
         m2 = BigramScorer("m2", TABLE, VOCAB - {"dogs"})
-        scored = score_items(ITEMS, [m1, m2], require_in_vocab=True, quiet=True)
+        scored = score_items(ITEMS, [m1, m2], require_in_vocab=True)
         assert [(s.model, s.item_id) for s in scored] == [("m1", "a"), ("m2", "a")]
 
     def test_require_in_vocab_with_nothing_left(self):
         with pytest.raises(AgreeError, match="no item is fully in the vocabulary of every model"):
-            score_items(ITEMS[2:], [BigramScorer("m", TABLE, VOCAB)], require_in_vocab=True, quiet=True)
+            score_items(ITEMS[2:], [BigramScorer("m", TABLE, VOCAB)], require_in_vocab=True)
 
     def test_no_shared_target_form_is_an_error(self):
         with pytest.raises(AgreeError) as e:
-            score_items(ITEMS, [BigramScorer("it-model", {}, {"il", "cane", "corre"})], quiet=True)
+            score_items(ITEMS, [BigramScorer("it-model", {}, {"il", "cane", "corre"})])
         assert str(e.value) == ("model it-model knows none of the 2 target forms of the test set "
                                 "(e.g. run, runs): is it a model of another language or vocabulary?")
 
     def test_groups_testsets_and_chunks(self):
         scorer = BigramScorer("m", TABLE, VOCAB)
-        scored = score_items(ITEMS, [scorer], quiet=True, groups={"m": "lstm-650"},
+        scored = score_items(ITEMS, [scorer], groups={"m": "lstm-650"},
                              testsets=["x", "y", "y"], chunk_size=2)
         assert scorer.calls == [2, 1]
         assert {s.group for s in scored} == {"lstm-650"}
@@ -88,7 +88,7 @@ class TestScoreItems:
             def logprob(self, prefixes, targets):
                 return np.zeros((len(prefixes), 3))
         with pytest.raises(AgreeError, match=r"scorer returned shape \(3, 3\), expected \(3, 2\)"):
-            score_items(ITEMS, [Broken("m", TABLE, VOCAB)], quiet=True)
+            score_items(ITEMS, [Broken("m", TABLE, VOCAB)])
 
 
 class TestScoredItem:
@@ -103,7 +103,7 @@ class TestScoredItem:
         assert condition(item("a", "x", "y", "z", variant=3, perturbation="qwerty:0.2")) == "qwerty:0.2"
 
     def test_scored_tsv_columns(self, tmp_path):
-        scored = score_items(ITEMS[:1], [BigramScorer("m", TABLE, VOCAB)], quiet=True, testsets=["t"])
+        scored = score_items(ITEMS[:1], [BigramScorer("m", TABLE, VOCAB)], testsets=["t"])
         write_scored(tmp_path / "items.tsv", scored)
         header, row = (tmp_path / "items.tsv").read_text().splitlines()
         assert header.split("\t") == list(SCORED_COLUMNS)

@@ -230,7 +230,7 @@ class TestRealModels:
 
         m1 = unigram(tmp_path / "u1", SING)
         try:
-            train_kn5(load_corpus(tmp_path / "u1" / "corpus"), tmp_path / "kn", order=3, quiet=True)
+            train_kn5(load_corpus(tmp_path / "u1" / "corpus"), tmp_path / "kn", order=3)
         except LMError as e:  # lmplz not built in this environment
             pytest.skip(str(e))
         r = run(testset, "--model", tmp_path / "kn", "--model", m1, "--out", tmp_path / "o", "-q")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_agree
+from formats.run import RunContext
 from lm.base import load_model
 from lm.errors import LMError, TrainingInterrupted
 from lm.snapshots import Schedule, check_series, list_snapshots, parse_schedule
@@ -34,7 +35,7 @@ def files(run_dir: Path) -> dict[str, bytes]:
 
 
 def train(corpus, out, **kw):
-    return train_lm_to_dir(out, [corpus], argv=ARGV, **{**RUN, **kw})
+    return train_lm_to_dir(RunContext("train-lm", out=out, argv=tuple(ARGV)), [corpus], **{**RUN, **kw})
 
 
 def interrupt_at(step):
@@ -92,7 +93,7 @@ class TestSnapshots:
             train(corpus, out, on_step=interrupt_at(at))
         made = sorted(p.name for p in list_snapshots(partial_dir(out)))
         assert made == ["step-000010", "step-000020"][:at // 10]
-        train_lm_to_dir(out, [corpus], argv=ARGV + ["--resume"], resume=True, **RUN)
+        train_lm_to_dir(RunContext("train-lm", out=out, argv=(*ARGV, "--resume")), [corpus], resume=True, **RUN)
         assert files(out) == files(tmp_path / "straight")
         assert (out / "model.pt").read_bytes() == (tmp_path / "straight" / "model.pt").read_bytes()
 
@@ -107,7 +108,7 @@ class TestSnapshots:
         shutil.copytree(work / "step-000010", work / "step-000020")   # stale: not step 20's weights
         (work / ".step-000030.tmp").mkdir()
         (work / ".step-000030.tmp" / "model.pt").write_bytes(b"half")
-        train_lm_to_dir(out, [corpus], argv=ARGV, resume=True, **RUN)
+        train_lm_to_dir(RunContext("train-lm", out=out, argv=tuple(ARGV)), [corpus], resume=True, **RUN)
         assert files(out) == files(tmp_path / "straight")
 
     def test_every_n_tokens(self, corpus, tmp_path):

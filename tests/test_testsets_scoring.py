@@ -40,7 +40,7 @@ def model(tmp_path_factory):
     try:
         from lm.kenlm_backend import train_kn5
 
-        train_kn5(load_corpus(corpus), root / "kn", order=3, quiet=True)
+        train_kn5(load_corpus(corpus), root / "kn", order=3)
         return root / "kn"
     except (ImportError, LMError):
         train_unigram(load_corpus(corpus), root / "uni")

@@ -20,8 +20,7 @@ from lm.train import partial_dir, train_lm
 
 #: a model small enough that a step takes milliseconds
 #: (lr 20 is for hundreds of units; 16 units need a smaller step)
-TINY = dict(size="small", emb_size=16, hidden_size=16, batch_size=4, bptt=8, lr=5.0, threads=1,
-            quiet=True)
+TINY = dict(size="small", emb_size=16, hidden_size=16, batch_size=4, bptt=8, lr=5.0, threads=1)
 NOUNS = ["dog", "cat", "girl", "boy", "man", "woman", "child", "bird"]
 VERBS = ["runs", "sleeps", "eats", "likes", "sees", "knows"]
 
@@ -43,7 +42,7 @@ def write_text(path: Path, n_sentences: int, seed: int = 0) -> Path:
 def make_corpus(directory: Path, n_sentences: int = 300, seed: int = 0) -> Path:
     """A corpus directory as lm.corpus.prepare_corpus makes it."""
     text = write_text(directory.parent / f"{directory.name}.txt", n_sentences, seed)
-    prepare_corpus([text], directory, "en", seed=1, quiet=True)
+    prepare_corpus([text], directory, "en", seed=1)
     write_manifest(directory, "corpus", [text], {"lang": "en"})   # as `agree corpus` does
     return directory
 
@@ -115,7 +114,7 @@ def test_validation_scores_every_token_once(corpus, tmp_path):
     """The LSTM's validation covers the same targets as the unigram baseline's: every
     word of valid.txt that is in the vocabulary, plus one <eos> per sentence."""
     lstm = train_lm([corpus], tmp_path / "l", arch="lstm", seed=1, max_steps=2, **TINY)
-    unigram = train_lm([corpus], tmp_path / "u", arch="unigram", quiet=True)
+    unigram = train_lm([corpus], tmp_path / "u", arch="unigram")
     assert lstm.metrics["valid_tokens"] == unigram.metrics["valid_tokens"]
 
 
@@ -188,8 +187,7 @@ class TestBadInput:
         tiny = make_corpus(tmp_path / "tiny", n_sentences=12)
         with pytest.raises(LMError, match=r"train.txt: \d+ tokens \(with <eos>\) is fewer than "
                                           r"one batch \(64 rows x 36 = 2304\)"):
-            train_lm([tiny], tmp_path / "m", arch="lstm", size="small", seed=1, batch_size=64,
-                     quiet=True)
+            train_lm([tiny], tmp_path / "m", arch="lstm", size="small", seed=1, batch_size=64)
         assert not (tmp_path / "m").exists() and not partial_dir(tmp_path / "m").exists()
 
     def test_empty_training_split(self, corpus, tmp_path):
@@ -251,18 +249,18 @@ def test_paper_preset_is_the_recipe():
 
 def test_vocab_cap_for_count_models(corpus, tmp_path):
     """--vocab-size cuts the corpus vocabulary for kn5/unigram as for the neural models."""
-    r = train_lm([corpus], tmp_path / "u", arch="unigram", vocab_size=5, quiet=True)
+    r = train_lm([corpus], tmp_path / "u", arch="unigram", vocab_size=5)
     vocab = (tmp_path / "u" / "vocab.txt").read_text().splitlines()
     assert vocab == (corpus / "vocab.txt").read_text().splitlines()[:7]
     assert not (tmp_path / "u" / ".vocab-capped.txt").exists()
-    full = train_lm([corpus], tmp_path / "f", arch="unigram", quiet=True)
+    full = train_lm([corpus], tmp_path / "f", arch="unigram")
     assert r.metrics["valid_tokens"] < full.metrics["valid_tokens"]
 
 
 @pytest.mark.parametrize("arch", ["unigram", "kn5"])
 def test_dispatch_to_count_models(corpus, tmp_path, arch):
     kw = {"order": 3} if arch == "kn5" else {}
-    r = train_lm([corpus], tmp_path / arch, arch=arch, quiet=True, **kw)
+    r = train_lm([corpus], tmp_path / arch, arch=arch, **kw)
     config = json.loads((tmp_path / arch / "config.json").read_text())
     assert config["kind"] == arch and r.kind == arch
     assert 1 < r.metrics["valid_ppl"] < 40 and r.metrics["valid_tokens"] > 0
@@ -277,9 +275,9 @@ def test_wikipedia_dump_lstm_and_kn5_on_the_same_split(tmp_path):
     dump = shared_path("wiki",
                        "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
     lstm = train_lm([dump], tmp_path / "lstm", arch="lstm", lang="en", size="small", seed=1,
-                    max_steps=20, threads=1, quiet=True)
+                    max_steps=20, threads=1)
     corpus_dir = tmp_path / "lstm" / "corpus"
     assert lstm.metrics["train_tokens"] > 300_000 and lstm.metrics["valid_tokens"] > 30_000
-    kn5 = train_lm([corpus_dir], tmp_path / "kn5", arch="kn5", vocab_size=10000, quiet=True)
+    kn5 = train_lm([corpus_dir], tmp_path / "kn5", arch="kn5", vocab_size=10000)
     assert kn5.metrics["valid_tokens"] == lstm.metrics["valid_tokens"]
     assert 1 < kn5.metrics["valid_ppl"] < lstm.metrics["valid_ppl"]   # 20 steps is no training

@@ -88,7 +88,7 @@ def test_a_registered_architecture_trains_through_train_lm(corpus, tmp_path):
                              defaults={"vocab_size": None, "order": 1},
                              presets={"tiny": {"vocab_size": 4}}, capped_vocab=True))
     try:
-        r = train_lm([corpus], tmp_path / "m", arch="counts", size="tiny", quiet=True)
+        r = train_lm([corpus], tmp_path / "m", arch="counts", size="tiny")
         seen = json.loads((tmp_path / "m" / "seen.json").read_text())
         assert seen == {"settings": {"vocab_size": 4, "order": 1}, "arch": "counts", "lang": "en"}
         vocab = (tmp_path / "m" / "vocab.txt").read_text().splitlines()

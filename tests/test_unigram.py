@@ -21,7 +21,7 @@ LINES = ["the dog runs ."] * 40 + ["the dogs run ."] * 20 + ["a cat sleeps ."] *
 def model(tmp_path):
     src = tmp_path / "text.txt"
     src.write_text("\n".join(LINES) + "\n", encoding="utf-8")
-    corpus = prepare_corpus([src], tmp_path / "corpus", "en", vocab_size=9, max_unk=1.0, quiet=True)
+    corpus = prepare_corpus([src], tmp_path / "corpus", "en", vocab_size=9, max_unk=1.0)
     metrics = train_unigram(corpus, tmp_path / "model")
     return corpus, tmp_path / "model", metrics
 

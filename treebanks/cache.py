@@ -22,6 +22,7 @@ else ``~/.cache/agree/treebanks``; ``agree extract --no-cache`` bypasses it.
 from __future__ import annotations
 
 import hashlib
+import logging
 import mmap
 import os
 import sys
@@ -36,6 +37,8 @@ from tqdm import tqdm
 from treebanks.columns import _STRINGS, ColumnSentence, FileColumns, TreebankColumns
 from treebanks.errors import TreebankError
 from treebanks.reader import SUFFIXES, _read_rows
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ColumnSentence", "TreebankColumns", "default_cache_dir", "file_sha256", "load_columns",
            "load_treebanks"]
@@ -166,7 +169,7 @@ def _store_entry(path: Path, payload: bytes) -> None:
             os.unlink(tmp)
             raise
     except OSError as e:
-        print(f"warning: cannot write the treebank cache {path.parent} ({e.strerror or e})", file=sys.stderr)
+        log.warning(f"warning: cannot write the treebank cache {path.parent} ({e.strerror or e})")
 
 
 def _pieces(path: Path, size: int, target: int) -> list[tuple[int, int, int] | None]:
@@ -195,7 +198,7 @@ def _pieces(path: Path, size: int, target: int) -> list[tuple[int, int, int] | N
     return [(a, b, n) for a, b, n in zip(cuts, cuts[1:], before)]
 
 
-def _parse_files(files: Sequence[Path], workers: int | None, quiet: bool) -> list[FileColumns]:
+def _parse_files(files: Sequence[Path], workers: int | None) -> list[FileColumns]:
     """Parse ``files`` (in worker processes when there is more than one job)."""
     n = workers if workers else (os.cpu_count() or 1)
     sizes = [f.stat().st_size for f in files]
@@ -203,7 +206,7 @@ def _parse_files(files: Sequence[Path], workers: int | None, quiet: bool) -> lis
     jobs = [(k, (str(f), piece)) for k, (f, size) in enumerate(zip(files, sizes))
             for piece in _pieces(f, size, target)]
     bar = None
-    if not quiet:
+    if log.isEnabledFor(logging.INFO):   # the bar goes with the info lines (--quiet silences both)
         bar = tqdm(total=len(jobs), unit=" part", desc="parsing", file=sys.stderr, mininterval=0.5)
     parts: list[list[FileColumns]] = [[] for _ in files]
     try:
@@ -232,7 +235,7 @@ def _parse_files(files: Sequence[Path], workers: int | None, quiet: bool) -> lis
 
 
 def load_columns(files: Sequence[Path], *, cache_dir: str | os.PathLike | None = None,
-                 workers: int | None = None, quiet: bool = True) -> tuple[TreebankColumns, dict]:
+                 workers: int | None = None) -> tuple[TreebankColumns, dict]:
     """All words of ``files`` in order as :class:`TreebankColumns`, and
     ``{"cached": k, "parsed": m}`` files.
 
@@ -251,7 +254,7 @@ def load_columns(files: Sequence[Path], *, cache_dir: str | os.PathLike | None =
                 columns[k] = FileColumns.decode(payload, str(f))
     todo = [k for k in range(len(files)) if k not in columns]
     if todo:
-        for k, parsed in zip(todo, _parse_files([files[k] for k in todo], workers, quiet)):
+        for k, parsed in zip(todo, _parse_files([files[k] for k in todo], workers)):
             columns[k] = parsed
             if cache is not None:
                 _store_entry(_entry(cache, digests[k]), parsed.encode())

@@ -44,6 +44,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import logging
 import operator
 import os
 import sys
@@ -58,6 +59,8 @@ from conllu.exceptions import ParseException
 from treebanks.conllu_lines import COLUMNS, FIELD_PARSERS, LineTracker
 from treebanks.errors import TreebankError
 from treebanks.features import canonical_feats
+
+log = logging.getLogger(__name__)
 
 SUFFIXES = (".conllu", ".conllu.gz", ".conllu.bz2")
 
@@ -101,13 +104,14 @@ class Sentence:
         return tuple(t.space_after for t in self.tokens)
 
 
-def read_treebanks(paths: Iterable[str | os.PathLike], *, quiet: bool = True) -> Iterator[Sentence]:
+def read_treebanks(paths: Iterable[str | os.PathLike]) -> Iterator[Sentence]:
     """Stream the sentences of one or more CoNLL-U files (or directories of them).
 
-    Raises TreebankError for a missing, empty, non-UTF-8 or malformed file."""
+    Raises TreebankError for a missing, empty, non-UTF-8 or malformed file. A progress
+    bar on stderr while logging shows info lines (``agree`` without ``--quiet``)."""
     files = expand_paths(paths)
     bar = None
-    if not quiet:
+    if log.isEnabledFor(logging.INFO):
         bar = tqdm(unit=" sent", file=sys.stderr, desc="reading", mininterval=0.5)
     try:
         for path in files:

@@ -1,6 +1,7 @@
 """``agree analyze``: scored results -> noise ceiling, mixed model, EW/MW, challenge subsets."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import click
@@ -11,9 +12,10 @@ from agreement.reporting.analysis.rows import scored_table
 from agreement.reporting.analysis.run import analyze as run_analysis
 from agreement.errors import AgreeError
 from formats.humans import read_humans
-from agreement.options import Number, invocation_argv, log, out_option, quiet_option, seed_option
-from formats.manifest import atomic_output_dir, write_manifest
+from agreement.options import Number, out_option, pass_run, quiet_option, seed_option
 from formats.resources import memory_shortfall
+
+log = logging.getLogger(__name__)
 
 
 @click.command()
@@ -29,7 +31,8 @@ from formats.resources import memory_shortfall
 @out_option
 @seed_option
 @quiet_option
-def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, seed, quiet):
+@pass_run("analyze")
+def analyze(run, score_dirs, humans, challenge_models, no_mixed, n_boot, seed):
     """Analyses beyond accuracy over `agree score` outputs.
 
     \b
@@ -59,23 +62,23 @@ def analyze(score_dirs, humans, challenge_models, no_mixed, n_boot, out, force, 
     _check_extra()
     table = scored_table(score_dirs)
     _check_bootstrap(n_boot, len(table))
-    humans_path = _humans_path(humans, table, quiet)
+    humans_path = _humans_path(humans, table)
     judgments = read_humans(humans_path) if humans_path else None
-    log(f"{len(table)} scored rows, models: {', '.join(table.models())}"
-        + (f"; humans: {humans_path}" if humans_path else "; no human judgments"), quiet)
+    log.info(f"{len(table)} scored rows, models: {', '.join(table.models())}"
+             + (f"; humans: {humans_path}" if humans_path else "; no human judgments"))
     result = run_analysis(table, np.random.default_rng(seed), judgments=judgments,
                           challenge_models=tuple(challenge_models), mixed=not no_mixed, n_boot=n_boot)
-    with atomic_output_dir(out, "analyze", [*score_dirs, humans_path], force, quiet) as tmp:
+    with run.output_dir([*score_dirs, humans_path]) as tmp:
         files = write_analysis(result, tmp)
         inputs = [f"{d}/items.tsv" if not str(d).endswith(".tsv") else d for d in score_dirs]
-        write_manifest(tmp, "analyze", inputs + ([humans_path] if humans_path else []), {
+        run.write_manifest(tmp, inputs + ([humans_path] if humans_path else []), {
             "score_dirs": list(score_dirs), "humans": humans_path, "challenge_models": list(challenge_models),
             "mixed": not no_mixed, "n_boot": n_boot, "seed": seed},
-            counts={"rows": len(table), "models": table.models(), "files": files}, argv=invocation_argv())
+            counts={"rows": len(table), "models": table.models(), "files": files})
     click.echo(to_markdown(result), nl=False)
     for note in result.notes:
-        log(note, quiet)
-    log(f"wrote {', '.join(files)} to {out}", quiet)
+        log.info(note)
+    log.info(f"wrote {', '.join(files)} to {run.out}")
 
 
 def _check_extra() -> None:
@@ -96,10 +99,10 @@ def _check_bootstrap(n_boot: int, rows: int) -> None:
                          "choose a smaller --n-boot")
 
 
-def _humans_path(humans, table, quiet: bool) -> str | None:
+def _humans_path(humans, table) -> str | None:
     """--humans, else the file the score run named when it is here."""
     if humans is None and table.humans_path:
         if Path(table.humans_path).is_file():
             return table.humans_path
-        log(f"the score run's --humans file {table.humans_path} is not here; give --humans FILE", quiet)
+        log.info(f"the score run's --humans file {table.humans_path} is not here; give --humans FILE")
     return humans

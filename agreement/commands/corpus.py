@@ -1,12 +1,16 @@
 """``agree corpus``: Wikipedia dump or tokenised text -> LM corpus and vocabulary."""
 from __future__ import annotations
 
+import logging
+
 import click
 
-from agreement.options import CPUS, LANG, PROBABILITY, SIZE, invocation_argv, log, out_option, quiet_option, \
-    seed_option, warn
+from agreement.options import CPUS, LANG, PROBABILITY, SIZE, out_option, pass_run, quiet_option, \
+    seed_option
 from lm.corpus import corpus_to_dir
 from lm.tokenize import lang_warning
+
+log = logging.getLogger(__name__)
 
 
 @click.command()
@@ -26,7 +30,8 @@ from lm.tokenize import lang_warning
               help="Processes parsing wikitext (dumps only).")
 @seed_option
 @quiet_option
-def corpus(inputs, lang, out, force, vocab_size, max_unk, clitics, workers, seed, quiet):
+@pass_run("corpus")
+def corpus(run, inputs, lang, vocab_size, max_unk, clitics, workers, seed):
     """Prepare an LM corpus and its vocabulary.
 
     Prepare a language-model corpus from MediaWiki XML dumps (.xml, .xml.bz2,
@@ -42,11 +47,11 @@ def corpus(inputs, lang, out, force, vocab_size, max_unk, clitics, workers, seed
       agree corpus kind-it.txt --lang it --vocab-size 20000 --out it-corpus
     """
     if (warning := lang_warning(lang)) is not None:  # a warning, not an error: the generic rules work
-        warn(warning)
-    result = corpus_to_dir(out, inputs, lang, vocab_size=vocab_size, max_unk=max_unk, clitics=clitics,
-                           workers=workers, seed=seed, argv=invocation_argv(), force=force, quiet=quiet)
+        log.warning(f"Warning: {warning}")
+    result = corpus_to_dir(run, inputs, lang, vocab_size=vocab_size, max_unk=max_unk, clitics=clitics,
+                           workers=workers, seed=seed)
     s = result.stats
-    log(f"{s['sentences_read']} sentences ({s['tokens_read']} tokens) read, "
-        f"{s['sentences_dropped_unk']} dropped (> {100 * max_unk:g}% unknown); "
-        f"train/valid/test {result.n_tokens['train']}/{result.n_tokens['valid']}/"
-        f"{result.n_tokens['test']} tokens, vocabulary {s['vocab_size']} -> {out}", quiet)
+    log.info(f"{s['sentences_read']} sentences ({s['tokens_read']} tokens) read, "
+             f"{s['sentences_dropped_unk']} dropped (> {100 * max_unk:g}% unknown); "
+             f"train/valid/test {result.n_tokens['train']}/{result.n_tokens['valid']}/"
+             f"{result.n_tokens['test']} tokens, vocabulary {s['vocab_size']} -> {run.out}")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from agreement.options import out_option, quiet_option, seed_option
+from agreement.options import out_option, pass_run, quiet_option, seed_option
 
 SCALES = ("tiny", "default")
 
@@ -18,7 +18,8 @@ SCALES = ("tiny", "default")
 @click.option("--size", "old_size", type=click.Choice(SCALES), hidden=True,
               help="The former name of --scale.")
 @quiet_option
-def demo(out, force, seed, size, old_size, quiet):
+@pass_run("demo")
+def demo(run, seed, size, old_size):
     """Run the whole study on a generated language.
 
     Run the whole study on a language the project generates itself (nothing is
@@ -36,5 +37,5 @@ def demo(out, force, seed, size, old_size, quiet):
     """
     from agreement.demo.run import demo_config, run_demo  # lazy: the whole pipeline loads only when it runs
 
-    result = run_demo(out, demo_config(old_size or size, seed=seed, quiet=quiet), force=force)
+    result = run_demo(run, demo_config(old_size or size, seed=seed, quiet=run.quiet))
     click.echo(result.table, nl=False)

@@ -1,10 +1,14 @@
 """``agree export``: our test items as BLiMP jsonl or MultiBLiMP TSV, for other toolkits."""
 from __future__ import annotations
 
+import logging
+
 import click
 
 from agreement.extraction.export_dir import FORMATS, export_to_dir
-from agreement.options import LANG, invocation_argv, log, out_option, quiet_option
+from agreement.options import LANG, out_option, pass_run, quiet_option
+
+log = logging.getLogger(__name__)
 
 
 @click.command()
@@ -16,7 +20,8 @@ from agreement.options import LANG, invocation_argv, log, out_option, quiet_opti
 @click.option("--lang", type=LANG, default=None, help="multiblimp: the lang column (default: empty).")
 @out_option
 @quiet_option
-def export(testsets, fmt, lang, out, force, quiet):
+@pass_run("export")
+def export(run, testsets, fmt, lang):
     """Write items as BLiMP/MultiBLiMP pairs.
 
     Write test items (original, nonce, perturbed) as minimal pairs that
@@ -36,5 +41,5 @@ def export(testsets, fmt, lang, out, force, quiet):
       agree export en-nonce --format blimp --out en-blimp
       agree score en-blimp --model runs/kn5 --method sentence --out en-blimp-scores
     """
-    counts = export_to_dir(out, testsets, fmt, lang=lang or "", argv=invocation_argv(), force=force, quiet=quiet)
-    log(f"wrote {sum(counts.values())} pairs in {len(counts)} files to {out}", quiet)
+    counts = export_to_dir(run, testsets, fmt, lang=lang or "")
+    log.info(f"wrote {sum(counts.values())} pairs in {len(counts)} files to {run.out}")

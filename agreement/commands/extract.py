@@ -1,14 +1,18 @@
 """``agree extract``: UD treebank -> constructions and original agreement items."""
 from __future__ import annotations
 
+import logging
+
 import click
 
 from agreement.extraction.extract import ExtractConfig, parse_features, parse_values, summary_table
 from agreement.extraction.extract_dir import FORMATS, extract_to_dir
-from agreement.options import COUNT, CPUS, LANG, POSITIVE_INT, invocation_argv, log, out_option, quiet_option, warn
+from agreement.options import COUNT, CPUS, LANG, POSITIVE_INT, out_option, pass_run, quiet_option
 from treebanks.cache import default_cache_dir
 from formats.vocab import vocab_words
 from treebanks.paradigms import MODES
+
+log = logging.getLogger(__name__)
 
 
 @click.command()
@@ -48,8 +52,9 @@ from treebanks.paradigms import MODES
               help="Processes parsing treebank files; a big .conllu file is parsed in pieces side by side "
                    "[default: as many as CPUs; 1: no worker processes].")
 @quiet_option
-def extract(treebanks, out, force, features, values, lang, min_count, min_distance, max_distance, alt,
-            infer_verb_number, vocab, explain, fmt, no_cache, workers, quiet):
+@pass_run("extract")
+def extract(run, treebanks, features, values, lang, min_count, min_distance, max_distance, alt,
+            infer_verb_number, vocab, explain, fmt, no_cache, workers):
     """Mine agreement items from UD treebanks.
 
     Mine long-distance agreement constructions from UD treebank files (.conllu,
@@ -71,17 +76,16 @@ def extract(treebanks, out, force, features, values, lang, min_count, min_distan
     config = ExtractConfig(features=parse_features(features), min_count=min_count, min_distance=min_distance,
                            max_distance=max_distance, alt=alt, values=parse_values(values),
                            infer_verb_number=infer_verb_number, vocab=vocab_words(vocab) if vocab else None,
-                           lang=lang, explain=tuple(explain), quiet=quiet,
+                           lang=lang, explain=tuple(explain),
                            cache_dir=None if no_cache else str(default_cache_dir()), workers=workers)
-    result = extract_to_dir(out, treebanks, config, vocab=vocab, fmt=fmt, argv=invocation_argv(), force=force,
-                            quiet=quiet)
+    result = extract_to_dir(run, treebanks, config, vocab=vocab, fmt=fmt)
     if not result.items:
-        warn(f"no agreement items: {result.sentences} sentences gave {len(result.kept)} constructions "
-             f"kept (--min-count {min_count}, distance {min_distance}..{max_distance}); see the "
-             f"table on stdout")
+        log.warning(f"Warning: no agreement items: {result.sentences} sentences gave {len(result.kept)} "
+                    f"constructions kept (--min-count {min_count}, distance {min_distance}..{max_distance}); "
+                    f"see the table on stdout")
     click.echo(summary_table(result))
     for text in result.explanations:
         click.echo(text)
-    log(f"{result.reading.get('cached', 0)} of {len(result.files)} treebank files from the cache", quiet)
-    log(f"{result.sentences} sentences, {len(result.kept)} constructions, {len(result.items)} items -> {out}",
-        quiet)
+    log.info(f"{result.reading.get('cached', 0)} of {len(result.files)} treebank files from the cache")
+    log.info(f"{result.sentences} sentences, {len(result.kept)} constructions, {len(result.items)} items "
+             f"-> {run.out}")

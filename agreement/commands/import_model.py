@@ -1,10 +1,14 @@
 """``agree import-model``: a model released in another format -> our model directory."""
 from __future__ import annotations
 
+import logging
+
 import click
 
-from agreement.options import invocation_argv, log, out_option, quiet_option
-from formats.manifest import atomic_output_dir, describe_outputs, write_manifest
+from agreement.options import out_option, pass_run, quiet_option
+from formats.manifest import describe_outputs
+
+log = logging.getLogger(__name__)
 
 
 @click.command("import-model")
@@ -14,7 +18,8 @@ from formats.manifest import atomic_output_dir, describe_outputs, write_manifest
               help="The vocabulary released with the checkpoint (vocab.txt, line i = word id i).")
 @out_option
 @quiet_option
-def import_model(fmt, checkpoint, vocab, out, force, quiet):
+@pass_run("import-model")
+def import_model(run, fmt, checkpoint, vocab):
     """Convert a released model for agree score.
 
     Convert a released language model into a model directory for `agree score`.
@@ -35,12 +40,11 @@ def import_model(fmt, checkpoint, vocab, out, force, quiet):
     """
     from lm.released import import_released  # lazy: heavy (torch), loaded only when this command runs
 
-    with atomic_output_dir(out, "import-model", [checkpoint, vocab], force, quiet) as tmp:
+    with run.output_dir([checkpoint, vocab]) as tmp:
         config = import_released(checkpoint, vocab, tmp)
-        write_manifest(tmp, "import-model", [checkpoint, vocab],
-                       {"format": fmt, "checkpoint": checkpoint, "vocab": vocab},
-                       counts={"vocab_size": config["vocab_size"], "layers": config["layers"],
-                               "hidden_size": config["hidden_size"]}, argv=invocation_argv(),
-                       files=describe_outputs(tmp))
-    log(f"wrote an LSTM ({config['layers']} x {config['hidden_size']}, "
-        f"{config['vocab_size']} words) to {out}", quiet)
+        run.write_manifest(tmp, [checkpoint, vocab], {"format": fmt, "checkpoint": checkpoint, "vocab": vocab},
+                           counts={"vocab_size": config["vocab_size"], "layers": config["layers"],
+                                   "hidden_size": config["hidden_size"]},
+                           files=describe_outputs(tmp))
+    log.info(f"wrote an LSTM ({config['layers']} x {config['hidden_size']}, "
+             f"{config['vocab_size']} words) to {run.out}")

@@ -1,12 +1,16 @@
 """``agree nonce``: colorless-green nonce variants of an extracted test set."""
 from __future__ import annotations
 
+import logging
+
 import click
 
-from agreement.options import COUNT, PROBABILITY, invocation_argv, log, out_option, quiet_option, seed_option, warn
+from agreement.options import COUNT, PROBABILITY, out_option, pass_run, quiet_option, seed_option
 from nonce.generate import SAMPLING_CHOICES
 from nonce.nonce_dir import FORMATS, nonce_to_dir
 from nonce.vowels import VOWEL_RULE_CHOICES
+
+log = logging.getLogger(__name__)
 
 
 @click.command()
@@ -25,7 +29,8 @@ from nonce.vowels import VOWEL_RULE_CHOICES
               show_default=True, help="colorlessgreen: also write the paper's generated.* files.")
 @out_option
 @quiet_option
-def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out, force, quiet):
+@pass_run("nonce")
+def nonce(run, extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt):
     """Make colorless-green nonce variants.
 
     Make nonce variants: every content word replaced by a random treebank word
@@ -45,21 +50,19 @@ def nonce(extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt, out
       agree extract ../shared/data/ud/en_ewt --lang en --out en-items
       agree nonce en-items --n 9 --seed 1 --out en-nonce
     """
-    result = nonce_to_dir(out, extract_dir, n=n, seed=seed, vocab=vocab, ambiguity=ambiguity,
-                          vowel_rule=vowel_rule, sampling=sampling, fmt=fmt, argv=invocation_argv(),
-                          force=force, quiet=quiet)
+    result = nonce_to_dir(run, extract_dir, n=n, seed=seed, vocab=vocab, ambiguity=ambiguity,
+                          vowel_rule=vowel_rule, sampling=sampling, fmt=fmt)
     c = result.counts()
     if not c["originals"]:
-        warn(f"{extract_dir}: the test set has no items, so there is nothing to vary")
-    log(f"{c['originals']} original items, {c['with_variants']} with {n} variants ({c['variants']} in all); "
-        f"no replacement pair for {sum(c['targets_no_pair'].values())} targets, no candidate for "
-        f"{sum(c['positions_no_candidate'].values())} of {sum(c['positions'].values())} positions -> {out}",
-        quiet)
+        log.warning(f"Warning: {extract_dir}: the test set has no items, so there is nothing to vary")
+    log.info(f"{c['originals']} original items, {c['with_variants']} with {n} variants ({c['variants']} in all); "
+             f"no replacement pair for {sum(c['targets_no_pair'].values())} targets, no candidate for "
+             f"{sum(c['positions_no_candidate'].values())} of {sum(c['positions'].values())} positions -> {run.out}")
     fused = sum(c["positions_fused"].values())
     if fused or c["targets_fused"]:
         why = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in c["positions_fused_unchanged"].items()) or "none"
-        log(f"merged tokens (function words kept): {fused} content positions, unchanged: {why}; "
-            f"{c['targets_fused']} merged targets keep their own pair", quiet)
+        log.info(f"merged tokens (function words kept): {fused} content positions, unchanged: {why}; "
+                 f"{c['targets_fused']} merged targets keep their own pair")
     if c["distinct_pairs"]:
-        log("distinct target pairs per item: " + ", ".join(f"{k}: {v} items" for k, v in c["distinct_pairs"].items()),
-            quiet)
+        log.info("distinct target pairs per item: "
+                 + ", ".join(f"{k}: {v} items" for k, v in c["distinct_pairs"].items()))

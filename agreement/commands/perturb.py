@@ -1,13 +1,17 @@
 """``agree perturb``: a noisier copy of a test set, for robustness curves."""
 from __future__ import annotations
 
+import logging
+
 import click
 
-from agreement.options import FINITE, LANG, invocation_argv, log, out_option, quiet_option, seed_option, warn
+from agreement.options import FINITE, LANG, out_option, pass_run, quiet_option, seed_option
 from nonce.errors import NonceError
 from nonce.perturb.apply import perturb_to_dir
 from nonce.perturb.base import aspect_names
 from nonce.perturb.select import DIRECTIONS, POS_GROUPS
+
+log = logging.getLogger(__name__)
 
 
 def _options(pairs) -> dict:
@@ -41,8 +45,9 @@ def _options(pairs) -> dict:
 @seed_option
 @out_option
 @quiet_option
-def perturb(testset, aspect, severity, pos_group, match_group, direction, vectors, paradigms, lang,
-            extra, seed, out, force, quiet):
+@pass_run("perturb")
+def perturb(run, testset, aspect, severity, pos_group, match_group, direction, vectors, paradigms, lang,
+            extra, seed):
     """Make a noisier copy of a test set.
 
     Perturb every item of a test set, keeping cue, target and their number intact.
@@ -69,13 +74,12 @@ def perturb(testset, aspect, severity, pos_group, match_group, direction, vector
           --seed 1 --out en-q-random-0.2
       agree perturb en-items --aspect semantic --severity 0.4 --vectors lstm-en --seed 1 --out en-sem-0.4
     """
-    result = perturb_to_dir(out, testset, aspect, severity,
+    result = perturb_to_dir(run, testset, aspect, severity,
                             {"pos_group": pos_group, "match_group": match_group, "direction": direction,
                              "lang": lang, **_options(extra)},
-                            vectors=vectors, paradigms=paradigms, seed=seed, argv=invocation_argv(),
-                            force=force, quiet=quiet)
+                            vectors=vectors, paradigms=paradigms, seed=seed)
     if not result.items:
-        warn(f"{testset}: the test set has no items, so there is nothing to perturb")
+        log.warning(f"Warning: {testset}: the test set has no items, so there is nothing to perturb")
     s = result.stats
-    log(f"{result.label}: {s['items_changed']} of {s['items']} items changed, "
-        f"{s['changes']} edits -> {out}", quiet)
+    log.info(f"{result.label}: {s['items_changed']} of {s['items']} items changed, "
+             f"{s['changes']} edits -> {run.out}")

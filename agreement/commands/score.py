@@ -1,12 +1,17 @@
 """``agree score``: test sets + models (+ humans) -> scored items, tables and plots."""
 from __future__ import annotations
 
+import logging
+
 import click
 
-from agreement.options import CPUS, SIZE, WORKERS, device_option, invocation_argv, log, out_option, quiet_option, seed_option
+from agreement.options import CPUS, SIZE, WORKERS, device_option, out_option, pass_run, quiet_option, \
+    seed_option
 from agreement.scoring.score_dir import ScoreOptions, score_to_dir
 from formats.testsets import FORMATS
 from lm.pieces import CONVENTIONS, DEFAULT, check_convention
+
+log = logging.getLogger(__name__)
 
 
 @click.command()
@@ -88,9 +93,10 @@ from lm.pieces import CONVENTIONS, DEFAULT, check_convention
 @out_option
 @seed_option
 @quiet_option
-def score(testsets, models, columns, humans, method, fmt, curve, lang, surprisal, units, reference,
+@pass_run("score")
+def score(run, testsets, models, columns, humans, method, fmt, curve, lang, surprisal, units, reference,
           require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, convention, executor,
-          workers, ray_address, out, force, seed, quiet):
+          workers, ray_address, seed):
     """Score test sets with language models.
 
     Score agreement test sets with language models and compare them with humans.
@@ -152,6 +158,6 @@ def score(testsets, models, columns, humans, method, fmt, curve, lang, surprisal
                            engine=engine, threads=threads, executor=executor, workers=workers,
                            ray_address=ray_address, curve=curve, lang=lang,
                            convention=check_convention(convention, method))
-    run = score_to_dir(out, testsets, models, options, seed=seed, argv=invocation_argv(), force=force, quiet=quiet)
-    click.echo(run.table, nl=False)
-    log(f"wrote {run.rows} scored rows and the summary to {out}", quiet)
+    result = score_to_dir(run, testsets, models, options, seed=seed)
+    click.echo(result.table, nl=False)
+    log.info(f"wrote {result.rows} scored rows and the summary to {run.out}")

@@ -1,13 +1,16 @@
 """``agree setup kenlm``: build KenLM's lmplz and build_binary into this environment."""
 from __future__ import annotations
 
+import logging
 import sys
 
 import click
 from tqdm import tqdm
 
-from agreement.options import CPUS, log, quiet_option
+from agreement.options import CPUS, pass_run, quiet_option
 from lm.kenlm_build import build_kenlm
+
+log = logging.getLogger(__name__)
 
 
 @click.group()
@@ -28,7 +31,8 @@ def setup():
 @click.option("--force", is_flag=True, help="Rebuild even when lmplz and build_binary are there.")
 @click.option("--jobs", "-j", type=CPUS, help="Parallel compile jobs (default: all cores).")
 @quiet_option
-def kenlm(prefix, version, force, jobs, quiet):
+@pass_run("setup kenlm")
+def kenlm(run, prefix, version, jobs):
     """Build KenLM's lmplz (5-gram trainer) and build_binary from the kenlm source
     distribution (pip download + cmake) and install them into PREFIX/bin. Needs
     cmake, a C++ compiler, Boost, zlib, bzip2 and lzma headers: all are checked
@@ -43,7 +47,7 @@ def kenlm(prefix, version, force, jobs, quiet):
 
     def progress(stage, percent):
         nonlocal bar
-        if quiet:
+        if not log.isEnabledFor(logging.INFO):   # --quiet: no bar
             return
         if bar is None:
             bar = tqdm(total=100, desc="kenlm", unit="%", file=sys.stderr)
@@ -52,7 +56,7 @@ def kenlm(prefix, version, force, jobs, quiet):
             bar.update(percent - bar.n)
 
     try:
-        result = build_kenlm(prefix, version=version, force=force, jobs=jobs, progress=progress)
+        result = build_kenlm(prefix, version=version, force=run.force, jobs=jobs, progress=progress)
     finally:
         if bar is not None:
             bar.close()
@@ -60,4 +64,4 @@ def kenlm(prefix, version, force, jobs, quiet):
         click.echo(str(path))
     what = f"built kenlm {result.version} in {result.seconds:.0f} s" if result.built else \
         "already installed (--force rebuilds)"
-    log(f"lmplz, build_binary: {what} -> {result.bin_dir}", quiet)
+    log.info(f"lmplz, build_binary: {what} -> {result.bin_dir}")

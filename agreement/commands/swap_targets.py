@@ -1,10 +1,14 @@
 """``agree swap-targets``: items with the target pair swapped for K other lemmas (EW/MW)."""
 from __future__ import annotations
 
+import logging
+
 import click
 
-from agreement.options import POSITIVE_INT, invocation_argv, log, out_option, quiet_option, seed_option
+from agreement.options import POSITIVE_INT, out_option, pass_run, quiet_option, seed_option
 from nonce.nonce_dir import swap_targets_to_dir
+
+log = logging.getLogger(__name__)
 
 
 @click.command("swap-targets")
@@ -16,7 +20,8 @@ from nonce.nonce_dir import swap_targets_to_dir
 @seed_option
 @out_option
 @quiet_option
-def swap_targets(extract_dir, k, vocab, seed, out, force, quiet):
+@pass_run("swap-targets")
+def swap_targets(run, extract_dir, k, vocab, seed):
     """Swap target lemmas (systematicity items).
 
     Systematicity items: every original item of an `agree extract` directory,
@@ -33,8 +38,7 @@ def swap_targets(extract_dir, k, vocab, seed, out, force, quiet):
       agree score en-swaps --model en-lstm --out en-swaps-scored
       agree analyze en-swaps-scored --out en-swaps-analysis
     """
-    result = swap_targets_to_dir(out, extract_dir, k=k, seed=seed, vocab=vocab, argv=invocation_argv(),
-                                 force=force, quiet=quiet)
+    result = swap_targets_to_dir(run, extract_dir, k=k, seed=seed, vocab=vocab)
     c = result.counts()
-    log(f"{c['originals']} original items, {c['swaps']} swaps; fewer than {k} lemmas for "
-        f"{sum(c['fewer_than_k'].values())}, none for {sum(c['no_pair'].values())} -> {out}", quiet)
+    log.info(f"{c['originals']} original items, {c['swaps']} swaps; fewer than {k} lemmas for "
+             f"{sum(c['fewer_than_k'].values())}, none for {sum(c['no_pair'].values())} -> {run.out}")

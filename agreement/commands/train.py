@@ -8,18 +8,20 @@ error messages.
 """
 from __future__ import annotations
 
+import logging
 import os
 
 import click
 
 from agreement.options import (CPUS, DROPOUT, LANG, LEARNING_RATE, NON_NEGATIVE, POSITIVE, POSITIVE_INT,
-                               SIZE, Number, device_option, invocation_argv, log, out_option, quiet_option,
-                               seed_option)
+                               SIZE, Number, device_option, out_option, pass_run, quiet_option, seed_option)
 from lm.kenlm_backend import MAX_ORDER, MIN_ORDER
 from lm.errors import LMError
 from lm.registry import DEFAULT_ARCH, DEFAULT_SIZE, sizes, trainers
 from lm.snapshots import Schedule, parse_schedule
 from lm.train_dir import train_lm_to_dir
+
+log = logging.getLogger(__name__)
 
 
 class SnapshotEvery(click.ParamType):
@@ -84,8 +86,8 @@ class SnapshotEvery(click.ParamType):
 @seed_option
 @quiet_option
 @out_option
-def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, out, force, snapshot_every,
-             **options):
+@pass_run("train-lm")
+def train_lm(run, inputs, lang, arch, size, epochs, max_steps, resume, seed, snapshot_every, **options):
     """Train a language model.
 
     Train a language model on a corpus directory (`agree corpus`), MediaWiki
@@ -109,13 +111,13 @@ def train_lm(inputs, lang, arch, size, epochs, max_steps, resume, seed, quiet, o
     # CLI edge reports as one "Interrupted: ..." line with exit code 130.
     if snapshot_every is not None:   # one option, two library settings: steps or tokens
         options.update(snapshot_every=snapshot_every.steps, snapshot_tokens=snapshot_every.tokens)
-    result = train_lm_to_dir(out, inputs, arch=arch, lang=lang, size=size, epochs=epochs, max_steps=max_steps,
-                             seed=seed, resume=resume, argv=invocation_argv(), force=force, quiet=quiet,
+    result = train_lm_to_dir(run, inputs, arch=arch, lang=lang, size=size, epochs=epochs, max_steps=max_steps,
+                             seed=seed, resume=resume,
                              **options)
     m = result.metrics
-    quiet = quiet or os.environ.get("RANK", "0") != "0"   # torchrun: one report, from rank 0
-    log(f"{arch}: validation perplexity {m['valid_ppl']:.2f} over {m['valid_tokens']} tokens "
-        f"(<unk> excluded) -> {out}", quiet)
+    if os.environ.get("RANK", "0") == "0":   # torchrun: one report, from rank 0
+        log.info(f"{arch}: validation perplexity {m['valid_ppl']:.2f} over {m['valid_tokens']} tokens "
+                 f"(<unk> excluded) -> {run.out}")
 
 
 def presets_help(command: click.Command) -> str:

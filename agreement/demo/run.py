@@ -19,8 +19,8 @@ manifests stay valid after the temporary directory is renamed to ``--out``.
 """
 from __future__ import annotations
 
+import logging
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -30,16 +30,18 @@ from agreement.demo.synthlang import GrammarConfig, write_synthetic
 from agreement.errors import AgreeError
 from agreement.extraction.extract import ExtractConfig, parse_features, parse_values, summary_table
 from agreement.extraction.extract_dir import extract_to_dir
-from agreement.options import log
 from agreement.reporting.report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_demo_report
 from agreement.scoring.score_dir import ScoreOptions, score_to_dir
-from formats.manifest import atomic_output_dir, read_manifest, write_manifest
+from formats.manifest import read_manifest, write_manifest
+from formats.run import RunContext
 from formats.vocab import vocab_words
 from lm.corpus import corpus_to_dir
 from lm.errors import TrainingInterrupted, interrupt_for
 from lm.train_dir import train_lm_to_dir
 from nonce.nonce_dir import nonce_to_dir
 from treebanks.cache import default_cache_dir
+
+log = logging.getLogger(__name__)
 
 TIMINGS_FILE = "timings.tsv"
 LANG = "synth"   # a language code of its own: no language-specific rule applies to it
@@ -77,7 +79,8 @@ class DemoConfig:
     lstm_options: further ``agree train-lm`` options for the LSTM, as CLI words;
     kn_order: n-gram order of the Kneser-Ney model;
     seed: one seed for the generator, nonce sampling, corpus shuffle and training;
-    quiet: no progress lines or bars; grammar: the generator's probabilities.
+    quiet: the steps' recorded command lines end in ``--quiet`` (as ``agree demo
+    --quiet`` runs them; what reaches stderr is the logging level's); grammar: the generator's probabilities.
     The defaults are the ``default`` size."""
     size: str = "default"
     sentences: int = 2000
@@ -102,11 +105,11 @@ PRESETS = {
 }
 
 
-def demo_config(size: str = "default", *, seed: int = 1111, quiet: bool = False, **overrides) -> DemoConfig:
+def demo_config(size: str = "default", *, seed: int = 1111, **overrides) -> DemoConfig:
     """The preset ``size`` with ``overrides`` (any :class:`DemoConfig` field)."""
     if size not in PRESETS:
         raise ValueError(f"unknown demo scale {size!r} (known: {', '.join(PRESETS)})")
-    return DemoConfig(size=size, seed=seed, quiet=quiet, **{**PRESETS[size], **overrides})
+    return DemoConfig(size=size, seed=seed, **{**PRESETS[size], **overrides})
 
 
 @dataclass(frozen=True)
@@ -145,12 +148,12 @@ class Step:
     """One step of the pipeline.
 
     argv: the ``agree`` command line that makes the same directory (the step's
-    manifest records it); label: its name in timings.tsv; run(config, root, argv):
-    the library verb writing it inside the demo directory ``root``, returning text
+    manifest records it); label: its name in timings.tsv; run(config, run): the
+    library verb writing it inside the demo directory (``run.root``), returning text
     for people (stderr) or, for score, the accuracy table."""
     argv: tuple[str, ...]
     label: str
-    run: Callable[[DemoConfig, Path, list[str]], str]
+    run: Callable[[DemoConfig, RunContext], str]
 
 
 def steps(config: DemoConfig) -> list[Step]:
@@ -185,58 +188,52 @@ def _budget(config: DemoConfig) -> tuple[str, ...]:
     return (*epochs, *steps_)
 
 
-def _corpus(config: DemoConfig, root: Path, argv: list[str]) -> str:
-    corpus_to_dir("corpus", ["synth/corpus.txt"], LANG, seed=config.seed, argv=argv, quiet=config.quiet, root=root)
+def _corpus(config: DemoConfig, run: RunContext) -> str:
+    corpus_to_dir(run, ["synth/corpus.txt"], LANG, seed=config.seed)
     return ""
 
 
-def _extract(config: DemoConfig, root: Path, argv: list[str]) -> str:
+def _extract(config: DemoConfig, run: RunContext) -> str:
     settings = ExtractConfig(features=parse_features("Number"), values=parse_values("Sing,Plur"),
-                             vocab=vocab_words(root / "corpus"), lang=LANG, quiet=config.quiet,
-                             cache_dir=str(default_cache_dir()))
-    result = extract_to_dir("extract", ["synth/treebank.conllu"], settings, vocab="corpus", argv=argv,
-                            quiet=config.quiet, root=root)
+                             vocab=vocab_words(run.path("corpus")), lang=LANG, cache_dir=str(default_cache_dir()))
+    result = extract_to_dir(run, ["synth/treebank.conllu"], settings, vocab="corpus")
     if not result.items:
         raise AgreeError(f"the generated treebank ({config.sentences} sentences) gave no agreement "
                          "items: generate more sentences or a grammar with modified subjects")
     return summary_table(result)
 
 
-def _nonce(config: DemoConfig, root: Path, argv: list[str]) -> str:
-    nonce_to_dir("nonce", "extract", n=config.nonce, seed=config.seed, vocab="corpus", argv=argv,
-                 quiet=config.quiet, root=root)
+def _nonce(config: DemoConfig, run: RunContext) -> str:
+    nonce_to_dir(run, "extract", n=config.nonce, seed=config.seed, vocab="corpus")
     return ""
 
 
-def _train_lstm(config: DemoConfig, root: Path, argv: list[str]) -> str:
-    _train(config, root, argv, "lstm", size="small", epochs=config.lstm_epochs,
+def _train_lstm(config: DemoConfig, run: RunContext) -> str:
+    _train(config, run, "lstm", size="small", epochs=config.lstm_epochs,
            max_steps=config.lstm_max_steps, **train_options(config.lstm_options))
     return ""
 
 
-def _train_kn(config: DemoConfig, root: Path, argv: list[str]) -> str:
-    _train(config, root, argv, "kn5", order=config.kn_order)
+def _train_kn(config: DemoConfig, run: RunContext) -> str:
+    _train(config, run, "kn5", order=config.kn_order)
     return ""
 
 
-def _train_unigram(config: DemoConfig, root: Path, argv: list[str]) -> str:
-    _train(config, root, argv, "unigram")
+def _train_unigram(config: DemoConfig, run: RunContext) -> str:
+    _train(config, run, "unigram")
     return ""
 
 
-def _train(config: DemoConfig, root: Path, argv: list[str], arch: str, **options) -> None:
+def _train(config: DemoConfig, run: RunContext, arch: str, **options) -> None:
     try:
-        train_lm_to_dir(f"models/{arch}", ["corpus"], arch=arch, lang=LANG, seed=config.seed, argv=argv,
-                        quiet=config.quiet, root=root, **options)
+        train_lm_to_dir(run, ["corpus"], arch=arch, lang=LANG, seed=config.seed, **options)
     except TrainingInterrupted as e:   # the demo has no --resume: a plain interrupt, its directory removed
         raise interrupt_for(e.signum) from None
 
 
-def _score(config: DemoConfig, root: Path, argv: list[str]) -> str:
-    run = score_to_dir("score", ["nonce"], [f"{m.name}=models/{m.name}" for m in MODELS],
-                       ScoreOptions(torch_threads=THREADS), seed=config.seed, argv=argv, quiet=config.quiet,
-                       root=root)
-    return run.table
+def _score(config: DemoConfig, run: RunContext) -> str:
+    return score_to_dir(run, ["nonce"], [f"{m.name}=models/{m.name}" for m in MODELS],
+                        ScoreOptions(torch_threads=THREADS), seed=config.seed).table
 
 
 #: train-lm options the demo's ``lstm_options`` (CLI words) may use: flag -> (field,
@@ -265,43 +262,47 @@ def train_options(words: Sequence[str]) -> dict:
     return out
 
 
-def run_demo(out_dir: str | os.PathLike, config: DemoConfig = DemoConfig(),
-             force: bool = False) -> DemoResult:
-    """Run the pipeline into ``out_dir`` (atomically: it appears whole or not at all)
-    and write ``report.md`` there. Progress lines go to stderr unless ``config.quiet``."""
+def run_demo(run: RunContext, config: DemoConfig = DemoConfig()) -> DemoResult:
+    """Run the pipeline into ``run.out`` (atomically: it appears whole or not at all)
+    and write ``report.md`` there. Progress lines go to stderr while logging shows
+    info lines (``config.quiet`` only adds ``--quiet`` to the command lines recorded)."""
     start = time.perf_counter()
-    quiet = config.quiet
     pipeline = steps(config)
     n_steps = len(pipeline) + 2
-    out_dir = Path(out_dir).resolve()
+    out_dir = Path(run.out).resolve()
     table = ""
-    with atomic_output_dir(out_dir, "demo", (), force, quiet) as root:
+    with run.output_dir() as root:
         t = time.perf_counter()
-        log(f"[1/{n_steps}] generating the language: {config.sentences} treebank sentences, "
-            f"{config.corpus_tokens} corpus tokens (seed {config.seed})", quiet)
+        log.info(f"[1/{n_steps}] generating the language: {config.sentences} treebank sentences, "
+                 f"{config.corpus_tokens} corpus tokens (seed {config.seed})")
         synth = _generate(config, root)
         timings = [("generate the language", time.perf_counter() - t)]
         for i, step in enumerate(pipeline, start=2):
             t = time.perf_counter()
-            log(f"[{i}/{n_steps}] agree {_shown(step.argv)}", quiet)
-            printed = step.run(config, root, list(step.argv))
+            log.info(f"[{i}/{n_steps}] agree {_shown(step.argv)}")
+            printed = step.run(config, run.step(step.argv[0], _out_of(step.argv), step.argv, root))
             if step.argv[0] == "score":
                 table = printed
             elif printed:
-                log(printed.rstrip("\n"), quiet)
+                log.info(printed.rstrip("\n"))
             timings.append((step.label, time.perf_counter() - t))
-            log(f"      {timings[-1][1]:.1f} s", quiet)
+            log.info(f"      {timings[-1][1]:.1f} s")
         t = time.perf_counter()
-        log(f"[{n_steps}/{n_steps}] writing report.md", quiet)
+        log.info(f"[{n_steps}/{n_steps}] writing report.md")
         finding, acc = _report(config, synth, pipeline, root)
         timings.append(("report", time.perf_counter() - t))
         wall = time.perf_counter() - start
         (root / TIMINGS_FILE).write_text("step\tseconds\n" + "".join(f"{k}\t{v:.1f}\n" for k, v in timings)
                                          + f"total (wall)\t{wall:.1f}\n", encoding="utf-8")
     wall = time.perf_counter() - start
-    log(f"done in {wall:.0f} s: {out_dir / 'report.md'}", quiet)
-    log(finding, quiet)
+    log.info(f"done in {wall:.0f} s: {out_dir / 'report.md'}")
+    log.info(finding)
     return DemoResult(out_dir, out_dir / "report.md", finding, acc, tuple(timings), wall, table)
+
+
+def _out_of(argv: Sequence[str]) -> str:
+    """The ``--out`` of a step's command line."""
+    return argv[list(argv).index("--out") + 1]
 
 
 def _shown(argv: Sequence[str]) -> str:

@@ -84,7 +84,6 @@ class ExtractConfig:
     values: tuple[str, ...] = ("Sing", "Plur")  #: the two Number values contrasted (Dual excluded)
     lang: str | None = None      #: language code, recorded for later steps
     explain: tuple[str, ...] = ()  #: constructions to explain, e.g. "R VERB NOUN CCONJ VERB"
-    quiet: bool = True           #: no progress bar
     cache_dir: str | None = None  #: parsed-treebank cache (:mod:`treebanks.cache`); None: no cache
     workers: int | None = None   #: processes parsing (None: as many as CPUs; big files in pieces)
 
@@ -99,7 +98,7 @@ class ExtractConfig:
         d["vocab"] = None if self.vocab is None else len(self.vocab)
         d["explain"] = list(self.explain)
         d["values"] = ",".join(self.values)
-        for name in ("quiet", "cache_dir", "workers"):  # how, not what: results do not depend on them
+        for name in ("cache_dir", "workers"):  # how, not what: results do not depend on them
             del d[name]
         return d
 
@@ -141,7 +140,7 @@ def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = Ex
 
 def _extract(files: list[Path], config: ExtractConfig, keys: list[Key]) -> ExtractResult:
     miner = ConstructionMiner(config.mining())
-    tb, reading = load_columns(files, cache_dir=config.cache_dir, workers=config.workers, quiet=config.quiet)
+    tb, reading = load_columns(files, cache_dir=config.cache_dir, workers=config.workers)
     if config.infer_verb_number:
         tb = _infer_number(tb)
     table = ParadigmTable(tb.analyses())

@@ -11,23 +11,20 @@ from typing import Sequence
 from agreement.extraction.extract import CONSTRUCTIONS_FILE, ExtractConfig, ExtractResult, extract_items, write_constructions
 from formats.testsets.colorlessgreen import write_colorlessgreen
 from formats.items import ITEMS_FILE, write_items
-from formats.manifest import as_given, atomic_output_dir, rooted, write_manifest
+from formats.run import RunContext
 from treebanks.paradigms import PARADIGMS_FILE
 
 FORMATS = ("tsv", "colorlessgreen")
 
 
-def extract_to_dir(out: str | os.PathLike, treebanks: Sequence[str | os.PathLike], config: ExtractConfig,
-                   *, vocab: str | os.PathLike | None = None, fmt: str = "tsv", argv: Sequence[str] = (),
-                   force: bool = False, quiet: bool = False,
-                   root: str | os.PathLike | None = None) -> ExtractResult:
-    """Mine ``treebanks`` with ``config`` and write the extract directory ``out``
+def extract_to_dir(run: RunContext, treebanks: Sequence[str | os.PathLike], config: ExtractConfig,
+                   *, vocab: str | os.PathLike | None = None, fmt: str = "tsv") -> ExtractResult:
+    """Mine ``treebanks`` with ``config`` and write the extract directory ``run.out``
     (atomically, under the --out policy). ``vocab``: the vocabulary path behind
-    ``config.vocab``, recorded in the manifest; ``argv``: the command line the
-    manifest records; ``root``: where relative paths (``out`` included) are read
-    and written, recorded as given (:func:`formats.manifest.rooted`)."""
-    at = [rooted(root, t) for t in treebanks]
-    with atomic_output_dir(rooted(root, out), "extract", [*at, rooted(root, vocab)], force, quiet) as tmp:
+    ``config.vocab``, recorded in the manifest. Paths are read from ``run.root`` and
+    recorded as given."""
+    at = [run.path(t) for t in treebanks]
+    with run.output_dir([*treebanks, vocab]) as tmp:
         result = extract_items(at, config)
         write_items(tmp / ITEMS_FILE, result.items)
         write_constructions(tmp / CONSTRUCTIONS_FILE, result, config.features)
@@ -35,11 +32,10 @@ def extract_to_dir(out: str | os.PathLike, treebanks: Sequence[str | os.PathLike
         if fmt == "colorlessgreen":
             write_colorlessgreen(result.items, tmp, features=config.features,
                                  frequencies=result.paradigms.form_counts())
-        files = [as_given(f, root) for f in result.files]
-        write_manifest(tmp, "extract", files + ([vocab] if vocab else []),
-                       {**config.parameters(), "vocab": None if vocab is None else str(vocab), "format": fmt},
-                       counts={"sentences": result.sentences, "tokens": result.tokens,
-                               "constructions": len(result.kept), "items": len(result.items)},
-                       constructions=[c.name for c in result.kept], filters=result.filters, argv=argv,
-                       root=root)
+        files = [run.given(f) for f in result.files]
+        run.write_manifest(tmp, files + ([vocab] if vocab else []),
+                           {**config.parameters(), "vocab": None if vocab is None else str(vocab), "format": fmt},
+                           counts={"sentences": result.sentences, "tokens": result.tokens,
+                                   "constructions": len(result.kept), "items": len(result.items)},
+                           constructions=[c.name for c in result.kept], filters=result.filters)
     return result

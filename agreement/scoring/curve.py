@@ -27,6 +27,7 @@ in docs/learning_curves.md).
 """
 from __future__ import annotations
 
+import logging
 import json
 import math
 import os
@@ -36,10 +37,11 @@ from pathlib import Path
 from typing import Sequence
 
 from agreement.errors import AgreeError
-from agreement.options import log
 from agreement.scoring.score import split_model_value
-from formats.manifest import as_given
+from formats.files import as_given
 from lm.snapshots import check_series, list_snapshots
+
+log = logging.getLogger(__name__)
 
 #: learning_curve.tsv's columns, one row per (series, snapshot, condition, breakdown, value)
 COLUMNS = ("series", "snapshot", "order", "step", "tokens_seen", "valid_ppl", "condition",
@@ -142,8 +144,7 @@ def _json(path: Path) -> dict:
 
 # --------------------------------------------------------------------------- the plan
 
-def plan_curve(values: Sequence[str], root: str | os.PathLike | None = None,
-               quiet: bool = False) -> CurvePlan:
+def plan_curve(values: Sequence[str], root: str | os.PathLike | None = None) -> CurvePlan:
     """The points of ``--model`` values for ``--curve`` (module docstring): run
     directories expanded into their snapshots, positions read or given, series formed
     and ordered. Raises :class:`AgreeError` (or LMError for a series with a hole)."""
@@ -161,15 +162,15 @@ def plan_curve(values: Sequence[str], root: str | os.PathLike | None = None,
             snapshots = list_snapshots(path) if not scheme and given is None else []
             if snapshots:
                 check_series(path, snapshots)
-                log(f"{shown}: {len(snapshots)} snapshots ({snapshots[0].name} ... "
-                    f"{snapshots[-1].name}); the final model is not a point of the curve", quiet)
+                log.info(f"{shown}: {len(snapshots)} snapshots ({snapshots[0].name} ... "
+                         f"{snapshots[-1].name}); the final model is not a point of the curve")
                 raw += [(series or Path(path).name, str(as_given(s, root)), None) for s in snapshots]
             else:
                 value_of = f"{scheme}:{shown}" if scheme else shown
                 raw.append((series or _default_series(Path(path)), value_of, given))
     points = []
     for series in dict.fromkeys(s for s, _, _ in raw):
-        points += _series_points(series, [(v, g) for s, v, g in raw if s == series], root, quiet)
+        points += _series_points(series, [(v, g) for s, v, g in raw if s == series], root)
     return CurvePlan(tuple(points))
 
 
@@ -179,7 +180,7 @@ def _default_series(path: Path) -> str:
     return parent.parent.name if parent.name == "snapshots" else parent.name
 
 
-def _series_points(series: str, members, root, quiet: bool) -> list[Point]:
+def _series_points(series: str, members, root) -> list[Point]:
     """One series' points, positions read, sorted by position."""
     found = []
     for value, given in members:
@@ -192,8 +193,8 @@ def _series_points(series: str, members, root, quiet: bool) -> list[Point]:
                          f"the other models of the series have one; give it as "
                          f"--model 'step=N:DIR' (or name the series apart: SERIES=DIR)")
     if lacking:
-        log(f"curve {series}: none of its {len(found)} models carries a training position; "
-            "their order as given is taken as the position (1, 2, ...)", quiet)
+        log.info(f"curve {series}: none of its {len(found)} models carries a training position; "
+                 "their order as given is taken as the position (1, 2, ...)")
         found = [(v, p, Position(source="order")) for v, p, _ in found]
     axis = _axis([pos for _, _, pos in found])
     found.sort(key=lambda f: _x(f[2], axis) if axis != "order" else 0)
@@ -204,7 +205,7 @@ def _series_points(series: str, members, root, quiet: bool) -> list[Point]:
             raise AgreeError(f"curve {series}: {seen[key]} and {value} are both at {axis} {key}")
         seen[key] = value
     sources = ", ".join(sorted({pos.source for _, _, pos in found}))
-    log(f"curve {series}: {len(found)} points by {axis} (positions from {sources})", quiet)
+    log.info(f"curve {series}: {len(found)} points by {axis} (positions from {sources})")
     return [Point(series, v, p, pos, i + 1) for i, (v, p, pos) in enumerate(found)]
 
 

@@ -26,6 +26,7 @@ product over its words); the others are usable only with ``sentence``:
 from __future__ import annotations
 
 import glob
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,12 +41,14 @@ from agreement.scoring.span import span_logprobs, target_span
 from agreement.scoring.syntaxgym import evaluate_suites
 from formats.detok import space_after as rule_spacing
 from formats.items import Item
-from formats.manifest import rooted
+from formats.files import rooted
 from formats.testsets.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredItem
 from lm.base import TargetQuery, Words, load_model, read_config
 from lm.gguf_load import load_gguf
 from lm.hf_load import _check_dir  # light: transformers is imported only to load
+
+log = logging.getLogger(__name__)
 
 #: the scoring methods (see the module docstring)
 METHODS = ("target", "sentence")
@@ -99,7 +102,7 @@ def parse_model_specs(values: Sequence[str], root: str | os.PathLike | None = No
 def split_model_value(value: str, root: str | os.PathLike | None = None) -> tuple[str, str, list[str]]:
     """One ``--model`` value -> (group or "", scheme ``hf``/``gguf``/"", the paths it
     names: a glob expanded, sorted). :class:`AgreeError` when a glob matches nothing.
-    ``root``: where a relative path is read (:func:`formats.manifest.rooted`; the paths
+    ``root``: where a relative path is read (:func:`formats.files.rooted`; the paths
     come back under it)."""
     group, _, path = value.partition("=") if "=" in value and not Path(rooted(root, value)).exists() \
         else ("", "", value)
@@ -145,12 +148,12 @@ def _unique_names(dirs: Sequence[Path]) -> list[str]:
             depth[i] += 1
 
 
-def load_scorers(specs: Sequence[ModelSpec], *, quiet: bool = False, **options):
+def load_scorers(specs: Sequence[ModelSpec], **options):
     """Load each model directory as an ``lm.base.Scorer`` named after its spec."""
     scorers = []
     for spec in specs:
         if spec.kind == "gguf":  # the one place a GGUF engine is chosen (--engine)
-            scorer = load_gguf(spec.directory, quiet=quiet, **options)
+            scorer = load_gguf(spec.directory, **options)
         else:
             scorer = load_model(spec.directory, **options)
         scorer.name = spec.name
@@ -161,7 +164,7 @@ def load_scorers(specs: Sequence[ModelSpec], *, quiet: bool = False, **options):
 # --------------------------------------------------------------------------- scoring
 
 def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: bool = False,
-                quiet: bool = False, groups: Mapping[str, str] | None = None,
+                groups: Mapping[str, str] | None = None,
                 chunk_size: int = CHUNK_SIZE, testsets: Sequence[str] | None = None,
                 method: str = "target", on_words: Callable | None = None) -> list[ScoredItem]:
     """Score every item with every scorer; returns model-major ``ScoredItem`` records.
@@ -193,7 +196,8 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
     for scorer in scorers:
         differ = piece_flags(items, scorer)
         group = groups.get(scorer.name) or scorer.kind or scorer.name
-        bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item", disable=quiet)
+        bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item",
+                   disable=not log.isEnabledFor(logging.INFO))
         for start in range(0, len(items), chunk_size):
             batch = items[start:start + chunk_size]
             logp = score_chunk(scorer, batch, method, on_words, testsets[start:start + chunk_size])
@@ -291,7 +295,7 @@ def target_query(item: Item) -> TargetQuery:
 
 def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
-                   quiet: bool = False, method: str = "target", on_words: Callable | None = None,
+                   method: str = "target", on_words: Callable | None = None,
                    scoring: dict | None = None, score_models: Callable | None = None,
                    predictions: list | None = None, **load_options) -> list[ScoredItem]:
     """Score loaded test sets (``formats.testsets.TestSet``) with model directories
@@ -314,11 +318,11 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                              "appears twice")
         seen.add(key)
     scored = (score_models or score_in_process)(items, labels, specs, require_in_vocab=require_in_vocab,
-                                                quiet=quiet, method=method, on_words=on_words,
+                                                method=method, on_words=on_words,
                                                 scoring=scoring, **load_options)
     suites = [(ts.label, s) for ts in testsets for s in ts.suites]
     if predictions is not None and suites and specs:
-        predictions += suite_predictions(suites, specs, quiet=quiet, **load_options)
+        predictions += suite_predictions(suites, specs, **load_options)
     extra: list[ScoredItem] = []
     for ts in testsets:
         if from_outputs and ts.table is None:
@@ -340,13 +344,13 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
 
 
 def score_in_process(items: Sequence[Item], labels: Sequence[str], specs: Sequence[ModelSpec], *,
-                     require_in_vocab: bool, quiet: bool, method: str, on_words: Callable | None,
+                     require_in_vocab: bool, method: str, on_words: Callable | None,
                      scoring: dict | None, **load_options) -> list[ScoredItem]:
     """Load every model here and score ``items`` (test-set ``labels`` aligned) with
     :func:`score_items`; ``scoring`` receives each model's conventions."""
-    scorers = load_scorers(specs, quiet=quiet, **load_options)
+    scorers = load_scorers(specs, **load_options)
     try:
-        scored = score_items(items, scorers, require_in_vocab=require_in_vocab, quiet=quiet,
+        scored = score_items(items, scorers, require_in_vocab=require_in_vocab,
                              groups={s.name: s.group for s in specs}, testsets=labels,
                              method=method, on_words=on_words)
         if scoring is not None:  # after scoring: conventions include counted skips
@@ -357,14 +361,13 @@ def score_in_process(items: Sequence[Item], labels: Sequence[str], specs: Sequen
     return scored
 
 
-def suite_predictions(suites: Sequence, specs: Sequence[ModelSpec], *, quiet: bool = False,
-                      **load_options) -> list:
+def suite_predictions(suites: Sequence, specs: Sequence[ModelSpec], **load_options) -> list:
     """The SyntaxGym suites' own predictions (``(label, suite)`` pairs), evaluated on region
     surprisals (:func:`agreement.scoring.syntaxgym.evaluate_suites`) by the models loaded here: a
     suite is a few dozen sentences, so this stays in this process whatever the executor."""
-    scorers = load_scorers(specs, quiet=quiet, **load_options)
+    scorers = load_scorers(specs, **load_options)
     try:
-        return evaluate_suites(suites, scorers, {s.name: s.group for s in specs}, quiet=quiet)
+        return evaluate_suites(suites, scorers, {s.name: s.group for s in specs})
     finally:
         for scorer in scorers:
             scorer.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -23,18 +23,20 @@ from agreement.scoring.executors import Executor, make_executor
 from agreement.scoring.sharded import ShardedScoring
 from agreement.reporting.humans import HumanIndex, check_coverage
 from formats.humans import read_humans
-from agreement.options import log, warn
 from agreement.scoring.score import parse_model_specs, score_testsets, split_for_method, split_model_value
 from agreement.scoring.span import multiword_note
 from agreement.scoring.syntaxgym import PREDICTIONS_FILE, prediction_table, write_predictions
 from agreement.reporting.summary import main_table, write_report
 from agreement.scoring.surprisal import TOKENS_FILE, SurprisalWriter
 from formats.files import resolve_out
-from formats.manifest import as_given, atomic_output_dir, rooted, write_manifest
+from formats.files import as_given, rooted
+from formats.run import RunContext
 from formats.testsets import load_testset, testset_inputs
 from formats.published import (humans_summary, is_blimp_humans, read_blimp_humans, read_reference,
                                reference_summary)
 from formats.scored import write_scored
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -90,38 +92,35 @@ class ScoreOptions:
                                   ("convention", self.convention)) if v is not None}
 
 
-def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequence[str],
-                 options: ScoreOptions = ScoreOptions(), *, seed: int = 1111, argv: Sequence[str] = (),
-                 force: bool = False, quiet: bool = False, root: str | os.PathLike | None = None,
+def score_to_dir(run: RunContext, testsets: Sequence[str], models: Sequence[str],
+                 options: ScoreOptions = ScoreOptions(), *, seed: int = 1111,
                  executor: Executor | None = None) -> ScoreRun:
     """Score ``testsets`` with ``models`` (``--model`` values, ``[GROUP=]SPEC``) into
-    ``out`` (atomically, under the --out policy). ``seed``: the bootstrap's;
-    ``argv``: the command line the manifest records; ``root``: where relative
-    paths, ``out`` included, are read and written, recorded as given
-    (:func:`formats.manifest.rooted`). Models score shard by shard through ``executor``
+    ``run.out`` (atomically, under the --out policy). ``seed``: the bootstrap's;
+    relative paths are read and written inside ``run.root`` and recorded as given.
+    Models score shard by shard through ``executor``
     (default: the one ``options`` names), each finished shard kept in ``OUT.partial``
     until ``out`` is written, so that the same call after an interruption scores only
     the rest (:mod:`agreement.scoring.sharded`)."""
-    o = options
-    plan = plan_curve(models, root, quiet) if o.curve else None   # run directories -> snapshots
+    o, root = options, run.root
+    plan = plan_curve(models, root) if o.curve else None   # run directories -> snapshots
     models = plan.models if plan is not None else models
-    humans, reference = rooted(root, o.humans), rooted(root, o.reference)
+    humans, reference = run.path(o.humans), run.path(o.reference)
     model_dirs = [d for m in models for d in split_model_value(m, root)[2]]
     executor = executor or make_executor(o.executor, workers=o.workers, threads=o.threads,
-                                         address=o.ray_address, quiet=quiet)
-    with atomic_output_dir(rooted(root, out), "score", [*(rooted(root, t) for t in testsets), humans, reference,
-                                                        *model_dirs], force, quiet) as tmp:
-        sets, notes = _load_sets(testsets, o.fmt, o.method, quiet, root, o.lang)
-        index = _humans(humans, sets, quiet)
+                                         address=o.ray_address)
+    with run.output_dir([*testsets, o.humans, o.reference, *model_dirs]) as tmp:
+        sets, notes = _load_sets(testsets, o.fmt, o.method, root, o.lang)
+        index = _humans(humans, sets)
         specs = parse_model_specs(models, root)
         scoring: dict = {}
-        sharded = ShardedScoring(resolve_out(rooted(root, out)), executor, _testset_paths(testsets, o.fmt, root),
-                                 quiet=quiet, shard_size=o.shard_size)
+        sharded = ShardedScoring(resolve_out(run.path(run.out)), executor, _testset_paths(testsets, o.fmt, root),
+                                 shard_size=o.shard_size)
         in_one_stream = o.carry_state and executor.name == "in-process"   # carry_state: no shards
         predictions: list = []  # SyntaxGym suites' own predictions (agreement.scoring.syntaxgym)
         with _torch_threads(o.threads if o.threads is not None else o.torch_threads):
             scored, tokens_rows = _score(tmp, sets, specs, o.surprisal, o.units, from_outputs=o.from_outputs,
-                                         require_in_vocab=o.require_in_vocab, quiet=quiet, method=o.method,
+                                         require_in_vocab=o.require_in_vocab, method=o.method,
                                          carry_state=o.carry_state, scoring=scoring, predictions=predictions,
                                          score_models=None if in_one_stream else sharded, **o.model_options())
         rows = write_scored(tmp / "items.tsv", scored)
@@ -133,16 +132,16 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
                                method=o.method, notes=notes, scoring=scoring, **extra)
         if plan is not None:
             write_curve(tmp, scored, specs, plan)
-        given = [dataclasses.replace(s, directory=as_given(s.directory, root)) for s in specs]
-        write_manifest(tmp, "score", _inputs(testsets, o.fmt, given, o.humans, o.reference, root),
-                       _parameters(testsets, given, o, seed),
-                       counts={"items": {s.label: len(s.items) for s in sets}, "scored_rows": rows,
+        given = [dataclasses.replace(s, directory=run.given(s.directory)) for s in specs]
+        run.write_manifest(tmp, _inputs(testsets, o.fmt, given, o.humans, o.reference, root),
+                           _parameters(testsets, given, o, seed),
+                           counts={"items": {s.label: len(s.items) for s in sets}, "scored_rows": rows,
                                "models": {m["name"]: {"items": m["items"], "oov_items": m["oov_items"]}
                                           for m in summary["models"]},
                                "human_matched_items": (summary["humans"] or {}).get("matched_items"),
                                "skipped": notes, "tokens_rows": tokens_rows,
                                **({"prediction_rows": len(predictions)} if predictions else {})},
-                       scoring=scoring, execution=sharded.describe(), argv=argv, root=root)
+                           scoring=scoring, execution=sharded.describe())
     sharded.finish()
     return ScoreRun(summary, rows, main_table(summary))
 
@@ -157,18 +156,18 @@ def _parameters(testsets, specs, o: ScoreOptions, seed: int) -> dict:
             "convention": o.convention}
 
 
-def _humans(humans: Path | None, sets, quiet: bool) -> HumanIndex | None:
+def _humans(humans: Path | None, sets) -> HumanIndex | None:
     """Per-item human judgments, or None (none given, or BLiMP's per-paradigm shares,
     joined after scoring by formats.published)."""
     if humans is None or is_blimp_humans(humans):
         return None
     index = HumanIndex(read_humans(humans))
     n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
-    log(f"{humans}: {len(index)} judged items, {n} test items matched", quiet)
+    log.info(f"{humans}: {len(index)} judged items, {n} test items matched")
     return index
 
 
-def _load_sets(testsets, fmt: str, method: str, quiet: bool, root=None, lang: str | None = None):
+def _load_sets(testsets, fmt: str, method: str, root=None, lang: str | None = None):
     """Load every TESTSET; with --method target drop the pairs it cannot score, and
     count them. Returns (sets, notes for stderr / summary.md / manifest)."""
     sets, notes, dropped_by_readers = [], [], set()
@@ -187,13 +186,13 @@ def _load_sets(testsets, fmt: str, method: str, quiet: bool, root=None, lang: st
                 raise AgreeError(f"{ts.label}: no pair can be scored with --method target "
                                  f"({skipped} skipped); use --method sentence")
             ts = dataclasses.replace(ts, items=tuple(kept))
-        log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
+        log.info(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items")
         sets.append(ts)
     for n in notes:
         if n in dropped_by_readers:
-            warn(n)
+            log.warning(f"Warning: {n}")
         else:
-            log(n, quiet)
+            log.info(n)
     if not any(ts.items for ts in sets):
         raise AgreeError(f"nothing to score: {', '.join(ts.label for ts in sets)} "
                          f"{'has' if len(sets) == 1 else 'have'} no items (an empty test set: "

@@ -8,6 +8,7 @@ conventions for the manifest; only where the models run differs.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -15,7 +16,6 @@ from tqdm import tqdm
 
 from agreement.errors import AgreeError
 from agreement.scoring.executors.base import Executor
-from agreement.options import log
 from agreement.scoring.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
                               items_digest, model_job, shard_tasks, testset_checksums, vocab_key)
 from formats.items import Item
@@ -23,6 +23,8 @@ from formats.scored import ScoredItem
 from lm.base import space_after_of
 from lm.errors import FieldError
 from lm.gguf import choose_engine
+
+log = logging.getLogger(__name__)
 
 #: load options that change a model's scores (part of its shards' checksums)
 SCORED_OPTIONS = ("batch_size", "device", "dtype", "engine", "threads", "carry_state", "convention")
@@ -37,7 +39,7 @@ class ShardRun:
     scored: int = 0
 
 
-def model_jobs(specs, executor: Executor, load_options: dict, quiet: bool = False) -> list[ModelJob]:
+def model_jobs(specs, executor: Executor, load_options: dict) -> list[ModelJob]:
     """One :class:`ModelJob` per model: the executor's threads as the model's, a GGUF
     file's engine chosen once here (so every worker runs the same one)."""
     jobs = []
@@ -46,7 +48,7 @@ def model_jobs(specs, executor: Executor, load_options: dict, quiet: bool = Fals
         if executor.threads is not None:
             options["threads"] = executor.threads
         if spec.kind == "gguf":
-            options["engine"] = choose_engine(spec.directory, options.get("engine") or "auto", quiet=quiet,
+            options["engine"] = choose_engine(spec.directory, options.get("engine") or "auto",
                                               device=options.get("device"))
         scored = {k: options.get(k) for k in SCORED_OPTIONS}
         jobs.append(model_job(spec, options, executor.threads, scored))
@@ -62,7 +64,7 @@ def run_record(jobs: Sequence[ModelJob], testset_paths: Sequence, method: str) -
 
 def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[ModelJob], *,
                   executor: Executor, store: ShardStore, require_in_vocab: bool = False,
-                  quiet: bool = False, method: str = "target", on_words: Callable | None = None,
+                  method: str = "target", on_words: Callable | None = None,
                   scoring: dict | None = None, run: ShardRun | None = None,
                   shard_size: int | None = None) -> list[ScoredItem]:
     """Score ``items`` (test-set ``labels`` aligned) with every model of ``jobs`` through
@@ -71,7 +73,7 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
     run = run if run is not None else ShardRun()
     items, labels = list(items), list(labels)
     for line in store.prune_others(jobs):
-        log(line, quiet)
+        log.info(line)
     digest = items_digest(items)
     vocabs: dict[str, VocabResult] = {}
     keep = list(range(len(items)))
@@ -91,13 +93,13 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
                             **({"size": shard_size} if shard_size else {}))
         why = store.prune_model(job, {"vocab-" + vocab_key(job, digest, method)} | {t.key for t in tasks})
         if why:
-            log(why, quiet)
+            log.info(why)
         missing = [t for t in tasks if not store.has(job, t.key)]
         run.shards, run.kept, run.scored = (run.shards + len(tasks), run.kept + len(tasks) - len(missing),
                                             run.scored + len(missing))
-        log(f"{job.spec.name}: {len(tasks) - len(missing)} of {len(tasks)} shards finished earlier "
-            f"(kept), {len(missing)} to score", quiet)
-        _score_missing(job, missing, len(kept_items), executor, store, quiet)
+        log.info(f"{job.spec.name}: {len(tasks) - len(missing)} of {len(tasks)} shards finished earlier "
+                 f"(kept), {len(missing)} to score")
+        _score_missing(job, missing, len(kept_items), executor, store)
         executor.release(job)
         counts, notes = _records(job, tasks, v, [v.oov[i] for i in keep], [v.pieces_differ[i] for i in keep],
                           kept_labels, store, method, on_words, out)
@@ -117,10 +119,11 @@ def _vocab(job: ModelJob, items, digest: str, method: str, executor: Executor, s
 
 
 def _score_missing(job: ModelJob, missing: Sequence[ShardTask], total: int, executor: Executor,
-                   store: ShardStore, quiet: bool) -> None:
+                   store: ShardStore) -> None:
     """Score the missing shards, each written to ``store`` as it completes."""
     done = total - sum(len(t.items) for t in missing)
-    bar = tqdm(total=total, initial=done, desc=f"scoring {job.spec.name}", unit="item", disable=quiet)
+    bar = tqdm(total=total, initial=done, desc=f"scoring {job.spec.name}", unit="item",
+               disable=not log.isEnabledFor(logging.INFO))
 
     def on_done(task: ShardTask, result: ShardResult) -> None:
         store.save_shard(job, task, result)
@@ -175,14 +178,14 @@ class ShardedScoring:
     :meth:`finish` removes the work directory; a failed run keeps it when it holds
     finished shards (to resume), else removes it."""
 
-    def __init__(self, target, executor: Executor, testset_paths: Sequence, *, quiet: bool = False,
+    def __init__(self, target, executor: Executor, testset_paths: Sequence, *,
                  shard_size: int | None = None):
         self.target, self.executor, self.testset_paths = target, executor, list(testset_paths)
-        self.quiet, self.shard_size = quiet, shard_size
+        self.shard_size = shard_size
         self.run = ShardRun()
         self.store: ShardStore | None = None
 
-    def __call__(self, items, labels, specs, *, require_in_vocab: bool, quiet: bool, method: str,
+    def __call__(self, items, labels, specs, *, require_in_vocab: bool, method: str,
                  on_words, scoring, **load_options) -> list[ScoredItem]:
         if not specs:
             return []
@@ -190,11 +193,11 @@ class ShardedScoring:
             raise FieldError("{carry_state} reads every item as one stream, in order, in one process: "
                              "it cannot be sharded over workers (leave out {executor} ray)")
         with self.executor:                  # started by its first model that needs scoring
-            jobs = model_jobs(specs, self.executor, load_options, quiet)
+            jobs = model_jobs(specs, self.executor, load_options)
             self.store = ShardStore.open(self.target, run_record(jobs, self.testset_paths, method))
             try:
                 return score_sharded(items, labels, jobs, executor=self.executor, store=self.store,
-                                     require_in_vocab=require_in_vocab, quiet=quiet, method=method,
+                                     require_in_vocab=require_in_vocab, method=method,
                                      on_words=on_words, scoring=scoring, run=self.run,
                                      shard_size=self.shard_size)
             except BaseException:
@@ -204,8 +207,8 @@ class ShardedScoring:
     def _keep_or_remove(self) -> None:
         n = self.store.shard_count()
         if n:
-            log(f"kept {n} finished shard(s) in {self.store.directory}: run the same command again "
-                "to score only the rest", self.quiet)
+            log.info(f"kept {n} finished shard(s) in {self.store.directory}: run the same command again "
+                     "to score only the rest")
         else:
             self.store.remove()
 

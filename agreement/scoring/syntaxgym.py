@@ -16,6 +16,7 @@ model does not know are scored as its unknown-word symbol, as in the rest of agr
 """
 from __future__ import annotations
 
+import logging
 import math
 import os
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from tqdm import tqdm
 
 from formats.testsets.blimp import split_words
 from formats.testsets.sgformula import evaluate
+
+log = logging.getLogger(__name__)
 
 #: columns of predictions.tsv
 COLUMNS = ("model", "group", "testset", "suite", "prediction", "formula", "item", "holds")
@@ -80,7 +83,7 @@ def _aggregate(values: np.ndarray, metric: str) -> float:
 
 
 def evaluate_suites(suites: Sequence[tuple[str, object]], scorers, groups: dict | None = None,
-                    quiet: bool = False, chunk_size: int = 256) -> list[PredictionOutcome]:
+                    chunk_size: int = 256) -> list[PredictionOutcome]:
     """Every prediction of every (test-set label, suite), item by item, for each scorer."""
     if not suites:
         return []
@@ -89,7 +92,7 @@ def evaluate_suites(suites: Sequence[tuple[str, object]], scorers, groups: dict 
     for scorer in scorers:
         logps: list[np.ndarray] = []
         bar = tqdm(total=len(sentences), desc=f"SyntaxGym regions {scorer.name}", unit="sentence",
-                   disable=quiet)
+                   disable=not log.isEnabledFor(logging.INFO))
         for start in range(0, len(sentences), chunk_size):
             logps += scorer.word_logprobs(sentences[start:start + chunk_size])
             bar.update(min(chunk_size, len(sentences) - start))

@@ -18,10 +18,10 @@ import random
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from formats.items import Item, read_items, write_items
-from formats.manifest import atomic_output_dir, rooted, write_manifest
+from formats.run import RunContext
 from nonce.errors import NonceError
 from nonce.perturb.base import Aspect, Draft, get_aspect
 
@@ -79,44 +79,42 @@ def perturb_items(items: Iterable[Item], aspect: str, severity: float,
     return perturb(items, aspect, severity, options, seed).items
 
 
-def perturb_to_dir(out: str | os.PathLike, testset: str | os.PathLike, aspect: str, severity: float,
+def perturb_to_dir(run: RunContext, testset: str | os.PathLike, aspect: str, severity: float,
                    options: dict[str, Any], *, vectors: str | None = None, paradigms: str | None = None,
-                   seed: int = 1111, argv: Sequence[str] = (), force: bool = False, quiet: bool = False,
-                   root: str | os.PathLike | None = None) -> PerturbResult:
+                   seed: int = 1111) -> PerturbResult:
     """What ``agree perturb`` writes: ``testset`` (items.tsv or its directory)
-    perturbed into ``out`` (items.tsv, a copy of paradigms.tsv, manifest.json),
+    perturbed into ``run.out`` (items.tsv, a copy of paradigms.tsv, manifest.json),
     atomically under the --out policy. ``options``: the aspect's options (None
     values are dropped; ``lang`` defaults to the test set's manifest); ``vectors``
     and ``paradigms``: the semantic aspect's files (its default paradigms: the test
-    set's own). ``root``: where relative paths are read (:func:`formats.manifest.rooted`)."""
+    set's own). Relative paths are read from ``run.root`` and recorded as given."""
     cls = get_aspect(aspect)
     src = Path(testset)
-    directory = src if rooted(root, src).is_dir() else src.parent
-    with atomic_output_dir(rooted(root, out), "perturb", [rooted(root, p) for p in (directory, vectors, paradigms)],
-                           force, quiet) as tmp:
-        items = list(read_items(rooted(root, src)))
-        params = _source_parameters(rooted(root, directory) / "manifest.json")
+    directory = src if run.path(src).is_dir() else src.parent
+    with run.output_dir([directory, vectors, paradigms]) as tmp:
+        items = list(read_items(run.path(src)))
+        params = _source_parameters(run.path(directory) / "manifest.json")
         options = {**options, "lang": options.get("lang") or params.get("lang")}
         if "paradigms" in cls.all_options():  # the semantic aspect: file paths, loaded by the aspect
             own = directory / "paradigms.tsv"
-            options.update(vectors=vectors, paradigms=paradigms or (str(own) if rooted(root, own).is_file() else None))
+            options.update(vectors=vectors, paradigms=paradigms or (str(own) if run.path(own).is_file() else None))
         elif vectors or paradigms:
             raise NonceError(f"{aspect}: --vectors and --paradigms are for the semantic aspect only")
         options = {k: v for k, v in options.items() if v is not None}
-        result = perturb(items, aspect, severity, _rooted_files(options, root), seed)
+        result = perturb(items, aspect, severity, _rooted_files(options, run), seed)
         write_items(tmp / "items.tsv", result.items)
-        if rooted(root, directory / "paradigms.tsv").is_file():
-            shutil.copyfile(rooted(root, directory / "paradigms.tsv"), tmp / "paradigms.tsv")
+        if run.path(directory / "paradigms.tsv").is_file():
+            shutil.copyfile(run.path(directory / "paradigms.tsv"), tmp / "paradigms.tsv")
         inputs = [p for p in (src, options.get("vectors"), options.get("paradigms")) if p]
-        write_manifest(tmp, "perturb", inputs, {"aspect": aspect, "severity": severity, "seed": seed,
-                                                "label": result.label, **options, "source": params},
-                       counts=result.stats, argv=argv, root=root)
+        run.write_manifest(tmp, inputs, {"aspect": aspect, "severity": severity, "seed": seed,
+                                         "label": result.label, **options, "source": params},
+                           counts=result.stats)
     return result
 
 
-def _rooted_files(options: dict[str, Any], root) -> dict[str, Any]:
-    """The aspect's file options read from ``root`` (the manifest records them as given)."""
-    return {k: str(rooted(root, v)) if k in ("vectors", "paradigms") else v for k, v in options.items()}
+def _rooted_files(options: dict[str, Any], run: RunContext) -> dict[str, Any]:
+    """The aspect's file options read from the run's root (the manifest records them as given)."""
+    return {k: str(run.path(v)) if k in ("vectors", "paradigms") else v for k, v in options.items()}
 
 
 def _source_parameters(manifest_file: Path) -> dict:

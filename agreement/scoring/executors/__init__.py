@@ -20,7 +20,7 @@ EXECUTORS = ("in-process", "ray")
 
 
 def make_executor(name: str = "in-process", *, workers: int | None = None, threads: int | None = None,
-                  address: str | None = None, quiet: bool = False) -> Executor:
+                  address: str | None = None) -> Executor:
     """The executor called ``name`` (one of :data:`EXECUTORS`). ``workers``: Ray actors
     per model (default 2); ``threads``: CPU threads per worker (Ray: default 1);
     ``address``: the Ray cluster to join (default: ``RAY_ADDRESS``, else a local cluster
@@ -33,4 +33,4 @@ def make_executor(name: str = "in-process", *, workers: int | None = None, threa
         if workers not in (None, 1) or address:
             raise FieldError("{workers} and {ray_address} need {executor} ray")
         return InProcessExecutor(threads=threads)
-    return RayExecutor(workers=workers or 2, threads=threads or 1, address=address, quiet=quiet)
+    return RayExecutor(workers=workers or 2, threads=threads or 1, address=address)

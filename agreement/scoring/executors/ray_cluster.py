@@ -13,6 +13,7 @@ ray is imported only when this executor starts (it is an optional extra, and hea
 """
 from __future__ import annotations
 
+import logging
 import contextlib
 import logging
 import os
@@ -26,9 +27,10 @@ from agreement.scoring.executors.base import Executor
 from agreement.scoring.executors.worker import GuardedWorker
 from agreement.scoring.shards import ModelJob, ShardResult, ShardTask, VocabResult
 from formats.distribution import install_command
-from formats.files import note
 from formats.items import Item
 from lm.errors import FieldError, literal
+
+log = logging.getLogger(__name__)
 
 INSTALL_HINT = install_command("cluster")
 #: restarts of a killed actor, and retries of the shards it held
@@ -47,10 +49,10 @@ class RayExecutor(Executor):
     name = "ray"
 
     def __init__(self, workers: int = 2, threads: int = 1, address: str | None = None,
-                 quiet: bool = False, max_restarts: int = MAX_RESTARTS):
+                 max_restarts: int = MAX_RESTARTS):
         if workers < 1:
             raise FieldError(f"{{workers}} must be at least 1 (got {workers})")
-        self.workers, self.threads, self.quiet = workers, threads, quiet
+        self.workers, self.threads = workers, threads
         self.address = address
         self.max_restarts = max_restarts
         self.ray = None
@@ -71,8 +73,7 @@ class RayExecutor(Executor):
                 _check_reachable(address, source)
                 self._init(address=address, source=source)
             else:
-                note(f"starting a local Ray cluster ({self.workers} workers x {self.threads} CPUs)",
-                     self.quiet)
+                log.info(f"starting a local Ray cluster ({self.workers} workers x {self.threads} CPUs)")
                 self._init(num_cpus=self.workers * self.threads)
         self._check_capacity()
         self._started = True
