@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from formats.errors import AgreeError
 from formats.items import Item
 from formats.humans import HumanJudgment
+from formats.scored import ScoredTable
 from agreement.stats import pearson, spearman
 
 class HumanIndex:
@@ -95,15 +96,17 @@ class HumanAgreement:
     majority_match: float
 
 
-def model_human_agreement(scored: Sequence, index: HumanIndex, *, model: str,
+def model_human_agreement(scored: ScoredTable, index: HumanIndex, *, model: str,
                           condition: str = "all") -> HumanAgreement:
-    """Agreement of one model's ``ScoredItem`` records with the judgments."""
-    pairs = [(s, index.lookup(s.item)) for s in scored]
-    pairs = [(s, j) for s, j in pairs if j is not None]
-    with_majority = [(s, j) for s, j in pairs if j.majority is not None]
-    match = sum(1 for s, j in with_majority if s.correct == j.majority)
+    """Agreement of one model's scored rows (with their items) with the judgments."""
+    found = [(i, index.lookup(it)) for i, it in enumerate(scored.items)]
+    pairs = [(i, j) for i, j in found if j is not None]
+    share = scored.p_correct_share.tolist()
+    correct = scored.correct.tolist()
+    with_majority = [(i, j) for i, j in pairs if j.majority is not None]
+    match = sum(1 for i, j in with_majority if correct[i] == j.majority)
     return HumanAgreement(
         model, condition, len(pairs),
-        pearson([j.share_correct for _, j in pairs], [s.p_correct_share for s, _ in pairs]),
-        spearman([j.share_correct for _, j in pairs], [s.p_correct_share for s, _ in pairs]),
+        pearson([j.share_correct for _, j in pairs], [share[i] for i, _ in pairs]),
+        spearman([j.share_correct for _, j in pairs], [share[i] for i, _ in pairs]),
         len(with_majority), match / len(with_majority) if with_majority else float("nan"))

@@ -15,7 +15,7 @@ from typing import Sequence
 from agreement.humans import HumanIndex
 from agreement.results import HUMANS, Results
 from agreement.png import pyplot, save_png
-from formats.scored import ScoredItem, condition
+from formats.scored import ScoredTable
 
 #: Conditions plotted side by side (perturbations have their own robustness plot).
 _PANELS = ("original", "nonce")
@@ -107,7 +107,7 @@ def plot_by_attractors(summary: dict, path: str | os.PathLike) -> None:
     save_png(fig, path)
 
 
-def plot_model_vs_human(scored: Sequence[ScoredItem], humans: HumanIndex, path: str | os.PathLike, *,
+def plot_model_vs_human(scored: ScoredTable, humans: HumanIndex, path: str | os.PathLike, *,
                         results: Results | None = None, max_models: int = 6) -> bool:
     """Per item: human share-correct (x) against the model's P(c)/(P(c)+P(w)) (y), one
     panel per model (the first ``max_models``), colour by condition. With ``results``
@@ -116,13 +116,14 @@ def plot_model_vs_human(scored: Sequence[ScoredItem], humans: HumanIndex, path: 
     (band), per condition. Returns False (and writes nothing) when no scored item has
     judgments."""
     points: dict = defaultdict(lambda: defaultdict(lambda: ([], [])))
-    for s in scored:
-        j = humans.lookup(s.item)
+    share = scored.p_correct_share.tolist()
+    for i, (it, m, cond) in enumerate(zip(scored.items, scored.model.tolist(), scored.condition.tolist())):
+        j = humans.lookup(it)
         if j is not None:
-            xs, ys = points[s.model][condition(s.item)]
+            xs, ys = points[m][cond]
             xs.append(j.share_correct)
-            ys.append(s.p_correct_share)
-    kinds = {s.model: s.kind for s in scored}
+            ys.append(share[i])
+    kinds = dict(zip(scored.model.tolist(), scored.kind.tolist()))
     # Trained models first: the baseline's panel is the least interesting one.
     models = sorted(points, key=lambda m: kinds[m] == "unigram")[:max_models]
     if not models:

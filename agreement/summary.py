@@ -25,7 +25,7 @@ from agreement.results import HUMANS, Results, build_results
 from agreement.robustness import plot_robustness, robustness_table, write_robustness_tsv
 from agreement.stats import N_BOOT
 from agreement.syntaxgym import markdown_lines as syntaxgym_lines
-from formats.scored import ScoredItem
+from formats.scored import ScoredTable
 
 #: share of undecidable items above which summary.md prints a warning
 UNDECIDABLE_WARN = 0.1
@@ -61,7 +61,7 @@ def summary_dict(results: Results) -> dict:
     return out
 
 
-def build_summary(scored: Sequence[ScoredItem], *, humans: HumanIndex | None = None,
+def build_summary(scored: ScoredTable, *, humans: HumanIndex | None = None,
                   rng: np.random.Generator, n_boot: int = N_BOOT) -> dict:
     """All tables as one JSON-able dict: :func:`summary_dict` of :func:`build_results`."""
     return summary_dict(build_results(scored, rng=rng, humans=humans, n_boot=n_boot))
@@ -286,7 +286,7 @@ def dumps(summary: dict) -> str:
     return json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_report(directory, scored: Sequence[ScoredItem], *, humans: HumanIndex | None,
+def write_report(directory, scored: ScoredTable, *, humans: HumanIndex | None,
                  rng: np.random.Generator, testsets: Sequence[str] = (), method: str | None = None,
                  notes: Sequence[str] = (), paradigm_humans: dict | None = None,
                  reference: dict | None = None, scoring: dict | None = None,
@@ -310,7 +310,7 @@ def write_report(directory, scored: Sequence[ScoredItem], *, humans: HumanIndex 
     if humans is not None:
         plots.plot_model_vs_human(scored, humans, directory / "model_vs_human.png", results=results)
     robustness = None
-    if any(":" in s.item.perturbation for s in scored):
+    if any(":" in p for p in scored.perturbation.tolist()):
         robustness = robustness_table(results)
         plot_robustness(robustness, directory / "robustness.png")
         write_robustness_tsv(robustness, directory / "robustness.tsv")

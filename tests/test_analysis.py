@@ -321,15 +321,16 @@ def test_undecidable_rows_are_left_out_and_counted(tmp_path):
     from agreement.analysis.rows import scored_table
     from formats.manifest import write_manifest
     from formats.items import Item
-    from formats.scored import ScoredItem, write_scored
+    from formats.scored import write_scored
+    from tests.scored_rows import row, table
 
     def item(i):
         return Item(f"i{i}", 0, "NOUN VERB", "L", ("the", "dog", "runs"), ("DET", "NOUN", "VERB"),
                     ("_", "_", "_"), "runs", "run", "run", "Sing", 1, 2, 0, False)
-    rows = [ScoredItem(item(0), "m", "m", "lstm", -1.0, -2.0), ScoredItem(item(1), "m", "m", "lstm", -2.0, -2.0),
-            ScoredItem(item(2), "m", "m", "lstm", float("nan"), -2.0), ScoredItem(item(3), "m", "m", "lstm", -3.0, -2.0)]
-    write_scored(tmp_path / "items.tsv", rows)
+    rows = [row(item(0), "m", "m", "lstm", -1.0, -2.0), row(item(1), "m", "m", "lstm", -2.0, -2.0),
+            row(item(2), "m", "m", "lstm", float("nan"), -2.0), row(item(3), "m", "m", "lstm", -3.0, -2.0)]
+    write_scored(tmp_path / "items.tsv", table(rows))
     write_manifest(tmp_path, "score", [], {})
-    table = scored_table([tmp_path])
-    assert (len(table), table.undecidable) == (2, 2)
-    assert table.correct.tolist() == [True, False]
+    scored = scored_table([tmp_path])
+    assert (len(scored), scored.left_out) == (2, 2)
+    assert scored.correct.tolist() == [True, False]

@@ -129,7 +129,8 @@ def _scored_fixture(tmp_path, outcomes):
     returns the report's results of them."""
     from agreement.report import ReportInputs, demo_results
     from formats.items import Item, write_items
-    from formats.scored import ScoredItem, write_scored
+    from formats.scored import write_scored
+    from tests.scored_rows import row, table
 
     items, scored = [], []
     for i in range(100):
@@ -140,9 +141,9 @@ def _scored_fixture(tmp_path, outcomes):
             items.append(it)
             for model, right in outcomes.items():
                 ok = i < right["original" if variant == 0 else "nonce"]
-                scored.append(ScoredItem(it, model, model, model, -1.0, -2.0 if ok else -0.5, testset="t"))
+                scored.append(row(it, model, model, model, -1.0, -2.0 if ok else -0.5, testset="t"))
     write_items(tmp_path / "items.tsv", items)
-    write_scored(tmp_path / "scored.tsv", scored)
+    write_scored(tmp_path / "scored.tsv", table(scored))
     inputs = ReportInputs(tmp_path / "scored.tsv", tmp_path / "items.tsv", tmp_path, MODELS)
     return demo_results(inputs)[0]
 

@@ -31,10 +31,10 @@ class TestUndecidable:
         return score_items(self.ITEMS, [model], quiet=True)
 
     def test_tie_is_undecidable_not_wrong(self):
-        known, unknown = self.scored()
-        assert known.correct and not known.undecidable
-        assert unknown.logp_correct == unknown.logp_wrong
-        assert unknown.undecidable and not unknown.correct
+        scored = self.scored()
+        assert scored.correct[0] and not scored.undecidable[0]
+        assert scored.logp_correct[1] == scored.logp_wrong[1]
+        assert scored.undecidable[1] and not scored.correct[1]
 
     def test_summary_reports_accuracy_over_decidable_items(self):
         summary = build_summary(self.scored(), rng=np.random.default_rng(0), n_boot=50)
@@ -45,7 +45,7 @@ class TestUndecidable:
         assert "Warning:** uni: 1 of 2 items (50%) are undecidable" in md
 
     def test_no_warning_when_all_decidable(self):
-        summary = build_summary(self.scored()[:1], rng=np.random.default_rng(0), n_boot=50)
+        summary = build_summary(self.scored().subset(slice(0, 1)), rng=np.random.default_rng(0), n_boot=50)
         assert "Warning" not in render_markdown(summary)
 
     def test_scored_tsv_has_undecidable_column(self, tmp_path):

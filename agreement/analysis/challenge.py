@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agreement.analysis.rows import ScoredTable
+from formats.scored import ScoredTable
 from agreement.errors import AgreeError
 from agreement.stats import bootstrap_ci
 

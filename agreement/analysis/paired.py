@@ -14,7 +14,7 @@ from itertools import combinations
 
 import numpy as np
 
-from agreement.analysis.rows import ScoredTable
+from formats.scored import ScoredTable
 from agreement.stats import mcnemar_exact
 
 N_BOOT = 2000

@@ -11,7 +11,7 @@ from agreement.analysis.ceiling import (GradedComparison, Reliability, graded_co
 from agreement.analysis.challenge import ChallengeSubset, challenge_subsets
 from agreement.analysis.mixed import MixedFit, fit_mixed
 from agreement.analysis.paired import PairedComparison, paired_comparisons
-from agreement.analysis.rows import ScoredTable
+from formats.scored import ScoredTable
 from agreement.analysis.systematicity import Systematicity, systematicity
 from formats.humans import HumanJudgment
 
@@ -46,14 +46,6 @@ class Analysis:
     notes: list[str] = field(default_factory=list)
 
 
-def _p_share(table: ScoredTable) -> np.ndarray:
-    """P(correct) / (P(correct) + P(wrong)) = logistic of the log-odds (NaN-safe: 0.5)."""
-    d = table.logp_correct - table.logp_wrong
-    with np.errstate(invalid="ignore", over="ignore"):
-        p = 1.0 / (1.0 + np.exp(-d))
-    return np.where(np.isnan(p), 0.5, p)
-
-
 def human_conditions(table: ScoredTable, judgments: list[HumanJudgment],
                      rng: np.random.Generator, n_boot: int) -> list[HumanCondition]:
     """Reliability and graded comparisons per condition (original, nonce)."""
@@ -73,7 +65,7 @@ def human_conditions(table: ScoredTable, judgments: list[HumanJudgment],
         rel = tuple(split_half_reliability(c, w, rng, method=m, n_boot=n_boot)
                     for m in ("pearson", "spearman"))
         comps = []
-        p = _p_share(rows)
+        p = rows.p_correct_share
         for m in rows.models():
             sel = np.flatnonzero(rows.model == m)
             keys = list(zip(rows.item_id[sel].tolist(), rows.variant[sel].tolist()))
@@ -101,8 +93,8 @@ def analyze(table: ScoredTable, rng: np.random.Generator, *, judgments: list[Hum
             challenge_models: tuple[str, ...] = (), mixed: bool = True, n_boot: int = 1000) -> Analysis:
     """Run every analysis that the data allows; skipped ones get a note saying why."""
     result = Analysis(table.sources, len(table), table.models(), accuracy_table(table))
-    if table.undecidable:
-        result.notes.append(f"{table.undecidable} undecidable rows (a tie or a NaN score) left out, "
+    if table.left_out:
+        result.notes.append(f"{table.left_out} undecidable rows (a tie or a NaN score) left out, "
                             "as agree score leaves them out of accuracy")
     if judgments is None:
         result.notes.append("graded comparison with humans skipped: no human judgments "
