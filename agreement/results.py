@@ -28,7 +28,8 @@ import numpy as np
 
 from agreement.analysis.ceiling import Reliability, split_half_reliability
 from agreement.humans import HumanAgreement, HumanIndex, model_human_agreement
-from agreement.stats import N_BOOT, PairedTest, bootstrap_ci, mean_sd, paired_tests, wilson
+from agreement.paired import PairedComparison, paired_tests
+from agreement.stats import N_BOOT, bootstrap_ci, mean_sd, wilson
 from formats.testsets.papertab import FREQ_MODEL
 from formats.scored import ScoredTable
 
@@ -131,7 +132,7 @@ class Results:
     counts: Mapping[tuple, Count]
     cells: tuple[Cell, ...] = ()
     humans: HumanCells | None = None
-    paired_tests: tuple[PairedTest, ...] = ()
+    paired_tests: tuple[PairedComparison, ...] = ()
     human_agreement: tuple[HumanAgreement, ...] = ()
     ceiling: Mapping[str, Reliability] = field(default_factory=dict)
     n_boot: int = N_BOOT
@@ -191,10 +192,7 @@ def build_results(scored: ScoredTable, *, rng: np.random.Generator | None = None
                 cells += _group_cells(g, rows, outcome, undecided, conditions, by, rng, n_boot)
         if humans is not None:
             human = _human_cells(scored, rows, humans, conditions, breakdowns, rng, n_boot)
-    tests = []
-    for cond in conditions:
-        per = {m.name: {k: r for k, (i, r) in outcome[m.name].items() if rows.cond[i] == cond} for m in models}
-        tests += paired_tests(per, condition=cond)
+    tests = paired_tests(scored, [m.name for m in models], conditions)
     agreement = _human_agreement(scored, humans, [m.name for m in models], conditions)
     ceiling = _ceiling(scored, rows, humans, conditions, rng) if rng is not None and humans is not None else {}
     return Results(conditions, tuple(models), tuple(groups), _counts(scored), tuple(cells), human,

@@ -20,7 +20,7 @@ from agreement.options import log
 from agreement.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
                               items_digest, model_job, shard_tasks, testset_checksums, vocab_key)
 from formats.items import Item
-from formats.scored import ScoredTable
+from formats.scored import ScoredTable, empty
 from lm.base import space_after_of
 from lm.errors import FieldError
 from lm.gguf import choose_engine
@@ -187,7 +187,7 @@ class ShardedScoring:
     def __call__(self, items, labels, specs, *, require_in_vocab: bool, quiet: bool, method: str,
                  on_words, scoring, **load_options) -> ScoredTable:
         if not specs:
-            return []
+            return empty()
         if load_options.get("carry_state"):
             raise FieldError("{carry_state} reads every item as one stream, in order, in one process: "
                              "it cannot be sharded over workers (leave out {executor} ray)")

@@ -41,8 +41,9 @@ def _round(x: float) -> float | None:
 
 def summary_dict(results: Results) -> dict:
     """The results as summary.json's JSON-able dict (percent, rounded to 4 places)."""
-    tests = [dict(t.__dict__, accuracy_a=_pct(t.accuracy_a), accuracy_b=_pct(t.accuracy_b))
-             for t in results.paired_tests]
+    tests = [{"model_a": t.model_a, "model_b": t.model_b, "condition": t.condition, "n": t.rows,
+              "accuracy_a": _pct(t.accuracy_a), "accuracy_b": _pct(t.accuracy_b), "only_a": t.only_a,
+              "only_b": t.only_b, "p_value": t.mcnemar_p} for t in results.paired_tests]
     agreement = [dict(a.__dict__, pearson=_round(a.pearson), spearman=_round(a.spearman),
                       majority_match=_pct(a.majority_match)) for a in results.human_agreement]
     h = results.humans

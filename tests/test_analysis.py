@@ -15,7 +15,7 @@ from conftest import run_agree  # noqa: E402
 
 from agreement.analysis.ceiling import graded_comparison, split_half_reliability  # noqa: E402
 from agreement.analysis.challenge import challenge_subsets  # noqa: E402
-from agreement.analysis.paired import compare  # noqa: E402
+from agreement.paired import compare  # noqa: E402
 from agreement.analysis.rows import scored_table  # noqa: E402
 from agreement.errors import AgreeError  # noqa: E402
 from agreement.stats import bootstrap_ci, mcnemar_exact, pearson, spearman  # noqa: E402

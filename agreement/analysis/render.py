@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 from agreement.analysis.mixed import attractor_effects
-from agreement.analysis.paired import N_BOOT
 from agreement.analysis.run import Analysis
 from agreement.png import pyplot, save_png
+from agreement.stats import N_BOOT
 from formats.manifest import atomic_write_text
 
 
@@ -30,8 +30,17 @@ def _clean(v):
     return v
 
 
+def _paired(p) -> dict:
+    """analysis.json's record of a paired comparison (its bootstrap fields)."""
+    return {"model_a": p.model_a, "model_b": p.model_b, "rows": p.rows, "items": p.items,
+            "accuracy_a": p.accuracy_a, "accuracy_b": p.accuracy_b, "diff": p.diff, "ci": p.ci,
+            "p_boot": p.p_boot, "mcnemar_p": p.mcnemar_p}
+
+
 def to_json(result: Analysis) -> str:
-    return json.dumps(_clean(result), indent=2, ensure_ascii=False) + "\n"
+    out = _clean(result)
+    out["paired"] = _clean([_paired(p) for p in result.paired])
+    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
 
 def _f(x: float, d: int = 3) -> str:

@@ -10,7 +10,7 @@ from agreement.analysis.ceiling import (GradedComparison, Reliability, graded_co
                                         split_half_reliability)
 from agreement.analysis.challenge import ChallengeSubset, challenge_subsets
 from agreement.analysis.mixed import MixedFit, fit_mixed
-from agreement.analysis.paired import PairedComparison, paired_comparisons
+from agreement.paired import PairedComparison, paired_comparisons
 from formats.scored import ScoredTable
 from agreement.analysis.systematicity import Systematicity, systematicity
 from formats.humans import HumanJudgment
