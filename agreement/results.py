@@ -27,7 +27,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from agreement.analysis.ceiling import Reliability, split_half_reliability
-from agreement.humans import HumanAgreement, HumanIndex, model_human_agreement
+from agreement.humans import HumanComparison, HumanIndex, model_human_agreement
 from agreement.paired import PairedComparison, paired_tests
 from agreement.stats import N_BOOT, bootstrap_ci, mean_sd, wilson
 from formats.testsets.papertab import FREQ_MODEL
@@ -133,7 +133,7 @@ class Results:
     cells: tuple[Cell, ...] = ()
     humans: HumanCells | None = None
     paired_tests: tuple[PairedComparison, ...] = ()
-    human_agreement: tuple[HumanAgreement, ...] = ()
+    human_agreement: tuple[HumanComparison, ...] = ()
     ceiling: Mapping[str, Reliability] = field(default_factory=dict)
     n_boot: int = N_BOOT
 
@@ -336,7 +336,7 @@ def _human_cells(scored, rows: _Rows, humans: HumanIndex, conditions, breakdowns
     return HumanCells(len(humans), len(judged), tuple(cells))
 
 
-def _human_agreement(scored: ScoredTable, humans: HumanIndex | None, models, conditions) -> list[HumanAgreement]:
+def _human_agreement(scored: ScoredTable, humans: HumanIndex | None, models, conditions) -> list[HumanComparison]:
     out = []
     if humans is None:
         return out

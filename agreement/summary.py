@@ -44,8 +44,9 @@ def summary_dict(results: Results) -> dict:
     tests = [{"model_a": t.model_a, "model_b": t.model_b, "condition": t.condition, "n": t.rows,
               "accuracy_a": _pct(t.accuracy_a), "accuracy_b": _pct(t.accuracy_b), "only_a": t.only_a,
               "only_b": t.only_b, "p_value": t.mcnemar_p} for t in results.paired_tests]
-    agreement = [dict(a.__dict__, pearson=_round(a.pearson), spearman=_round(a.spearman),
-                      majority_match=_pct(a.majority_match)) for a in results.human_agreement]
+    agreement = [{"model": a.model, "condition": a.condition, "n": a.n, "pearson": _round(a.pearson),
+                  "spearman": _round(a.spearman), "majority_n": a.majority_n,
+                  "majority_match": _pct(a.majority_match)} for a in results.human_agreement]
     h = results.humans
     human = None if h is None else {"judgments": h.judgments, "matched_items": h.matched_items,
                                     "rows": [c.as_dict() for c in h.cells]}

@@ -1,4 +1,5 @@
-"""Graded comparison of a model with human raters, and the panel's noise ceiling.
+"""The noise ceiling of a rater panel: its split-half reliability (a model's graded
+comparison with the raters is :mod:`agreement.humans`).
 
 Reliability from rater counts (split-half): each item's ``n`` raters, ``c`` of whom
 chose the correct form, are split at random into halves of ``n // 2`` and
@@ -14,9 +15,8 @@ panel's share can have with its own noise-free version), its interval the square
 root of the reliability's bounds (negative bounds clipped to 0).
 
 Items with fewer than two raters cannot be split and are excluded (counted).
-Correlations and point-biserial values come from scipy.stats (imported where used:
-the split-half reliability, which ``agree score`` draws, needs only numpy); bootstrap
-intervals resample items (percentile, seeded generator passed in).
+Numpy only (``agree score`` draws it); bootstrap intervals resample items (percentile,
+seeded generator passed in).
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ class Reliability:
     mean_raters: float
 
 
-def _rowwise_corr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def rowwise_corr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pearson correlation of each row of ``a`` with the same row of ``b`` (NaN if constant)."""
     a = a - a.mean(axis=1, keepdims=True)
     b = b - b.mean(axis=1, keepdims=True)
@@ -89,8 +89,8 @@ def _split_corr(c: np.ndarray, w: np.ndarray, rng: np.random.Generator, reps: in
     c, w, n, h = (np.broadcast_to(x, shape) for x in (c, w, n, h))
     first = rng.hypergeometric(c, w, h)
     if method == "spearman":
-        return _rowwise_corr(_share_ranks(first, h), _share_ranks(c - first, n - h))
-    return _rowwise_corr(first / h, (c - first) / (n - h))
+        return rowwise_corr(_share_ranks(first, h), _share_ranks(c - first, n - h))
+    return rowwise_corr(first / h, (c - first) / (n - h))
 
 
 def spearman_brown(r: np.ndarray | float) -> np.ndarray | float:
@@ -120,63 +120,3 @@ def split_half_reliability(votes_correct, votes_wrong, rng: np.random.Generator,
                        (float(lo), float(hi)), float(np.sqrt(max(rel, 0.0))),
                        (float(np.sqrt(max(lo, 0.0))), float(np.sqrt(max(hi, 0.0)))),
                        float(np.mean(c + w)))
-
-
-@dataclass(frozen=True)
-class GradedComparison:
-    """One model against the human share, on one condition's judged items.
-
-    n                items with both a model score and at least one rater
-    pearson, spearman  correlation of P(correct)/(P(correct)+P(wrong)) with the human share
-    pearson_ci, spearman_ci  95% item-bootstrap intervals
-    point_biserial   correlation of the model's correctness (0/1) with the human share
-    point_biserial_p scipy's two-sided p for it
-    """
-    model: str
-    condition: str
-    n: int
-    pearson: float
-    pearson_ci: tuple[float, float]
-    spearman: float
-    spearman_ci: tuple[float, float]
-    point_biserial: float
-    point_biserial_p: float
-
-
-def _boot_corr(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, n_boot: int,
-               rank: bool) -> tuple[float, float]:
-    """Percentile interval over item resamples. For Spearman the items keep their
-    full-sample ranks (the Pearson correlation of resampled ranks): re-ranking every
-    replicate moves the bounds by under 0.015 (tested) and dominated the run time on
-    15,000 items."""
-    from scipy import stats as sps  # lazy: optional extra; split_half_reliability (agree score) needs none
-
-    if rank:
-        x, y = sps.rankdata(x), sps.rankdata(y)
-    idx = rng.integers(0, x.size, size=(n_boot, x.size))
-    r = _rowwise_corr(x[idx], y[idx])
-    lo, hi = np.nanquantile(r, [0.025, 0.975])
-    return float(lo), float(hi)
-
-
-def graded_comparison(model: str, condition: str, p_share, human_share, correct,
-                      rng: np.random.Generator, *, n_boot: int = N_BOOT) -> GradedComparison:
-    """Correlations of one model's graded preference with the human share (see the class)."""
-    from scipy import stats as sps  # lazy: optional extra; split_half_reliability (agree score) needs none
-
-    x = np.asarray(p_share, dtype=float)
-    y = np.asarray(human_share, dtype=float)
-    k = np.asarray(correct, dtype=float)
-    nan2 = (float("nan"), float("nan"))
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return GradedComparison(model, condition, int(x.size), float("nan"), nan2, float("nan"), nan2,
-                                float("nan"), float("nan"))
-    pr = float(sps.pearsonr(x, y).statistic)
-    sr = float(sps.spearmanr(x, y).statistic)
-    if np.ptp(k) == 0:
-        pb, pp = float("nan"), float("nan")
-    else:
-        res = sps.pointbiserialr(k, y)
-        pb, pp = float(res.statistic), float(res.pvalue)
-    return GradedComparison(model, condition, int(x.size), pr, _boot_corr(x, y, rng, n_boot, False),
-                            sr, _boot_corr(x, y, rng, n_boot, True), pb, pp)

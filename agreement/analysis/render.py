@@ -37,9 +37,18 @@ def _paired(p) -> dict:
             "p_boot": p.p_boot, "mcnemar_p": p.mcnemar_p}
 
 
+def _graded(g) -> dict:
+    """analysis.json's record of a model against the raters (the graded tier's fields)."""
+    return {"model": g.model, "condition": g.condition, "n": g.n, "pearson": g.pearson,
+            "pearson_ci": g.pearson_ci, "spearman": g.spearman, "spearman_ci": g.spearman_ci,
+            "point_biserial": g.point_biserial, "point_biserial_p": g.point_biserial_p}
+
+
 def to_json(result: Analysis) -> str:
     out = _clean(result)
     out["paired"] = _clean([_paired(p) for p in result.paired])
+    for h, record in zip(result.humans, out["humans"]):
+        record["models"] = _clean([_graded(g) for g in h.models])
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
 
