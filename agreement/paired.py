@@ -53,16 +53,26 @@ class PairedComparison:
     p_boot: float | None = None
 
 
-def pair_rows(table: ScoredTable, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
+def key_codes(table: ScoredTable) -> np.ndarray:
+    """Per row, a number for its (test set, item, variant, perturbation): equal for the
+    rows of one item in every model."""
+    keys = table.keys()
+    index = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    return np.fromiter(map(index.__getitem__, keys), dtype=np.int64, count=len(keys))
+
+
+def pair_rows(table: ScoredTable, a: str, b: str, codes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Row indices into ``table`` of model ``a`` and of model ``b``, aligned: the i-th of
-    each is the same (test set, item, variant, perturbation)."""
+    each is the same (test set, item, variant, perturbation), in the order of ``b``'s rows;
+    ``codes``: the table's :func:`key_codes`, when already at hand."""
+    codes = key_codes(table) if codes is None else codes
     ra, rb = np.flatnonzero(table.model == a), np.flatnonzero(table.model == b)
-    ka = dict(zip(table.subset(ra).row_keys().tolist(), ra.tolist()))
-    pairs = [(ka[k], j) for j, k in zip(rb.tolist(), table.subset(rb).row_keys().tolist()) if k in ka]
-    if not pairs:
+    if not len(ra) or not len(rb):
         return np.empty(0, dtype=int), np.empty(0, dtype=int)
-    ia, ib = np.array(pairs).T
-    return ia, ib
+    row_of = np.full(int(codes.max()) + 1, -1)
+    row_of[codes[ra]] = ra            # a row key twice: the last row, as a dict keeps it
+    ia = row_of[codes[rb]]
+    return ia[ia >= 0], rb[ia >= 0]
 
 
 def _mcnemar(a: str, b: str, condition: str, ca: np.ndarray, cb: np.ndarray) -> PairedComparison:
@@ -72,9 +82,10 @@ def _mcnemar(a: str, b: str, condition: str, ca: np.ndarray, cb: np.ndarray) -> 
                             mcnemar_exact(only_a, only_b))
 
 
-def mcnemar_test(table: ScoredTable, a: str, b: str, condition: str = "all") -> PairedComparison | None:
+def mcnemar_test(table: ScoredTable, a: str, b: str, condition: str = "all",
+                 codes: np.ndarray | None = None) -> PairedComparison | None:
     """Models ``a`` and ``b`` on their shared rows of ``table``, McNemar only; None when none."""
-    ia, ib = pair_rows(table, a, b)
+    ia, ib = pair_rows(table, a, b, codes)
     if not len(ia):
         return None
     return _mcnemar(a, b, condition, table.correct[ia].astype(float), table.correct[ib].astype(float))
@@ -108,8 +119,9 @@ def paired_tests(table: ScoredTable, models: Sequence[str], conditions: Sequence
     out = []
     for cond in conditions:
         rows = decidable.subset(decidable.condition == cond)
+        codes = key_codes(rows)
         for a, b in combinations(models, 2):
-            t = mcnemar_test(rows, a, b, cond)
+            t = mcnemar_test(rows, a, b, cond, codes)
             if t is not None:
                 out.append(t)
     return out

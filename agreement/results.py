@@ -179,22 +179,22 @@ def build_results(scored: ScoredTable, *, rng: np.random.Generator | None = None
                   humans: HumanIndex | None = None, n_boot: int = N_BOOT) -> Results:
     """The :class:`Results` of scored rows; group cells and human cells (bootstrap
     intervals) and the noise ceiling only with a generator ``rng``."""
-    rows = _Rows(scored)
     models = _model_records(scored)
     groups = _groups(models)
-    conditions = tuple(order_conditions(set(rows.cond)))
-    outcome, undecided = _outcomes(rows)
+    conditions = tuple(order_conditions(set(scored.condition.tolist())))
     breakdowns = BREAKDOWNS if len(set(scored.testset.tolist())) > 1 else BREAKDOWNS[:-1]
-    cells, human = [], None
-    if rng is not None:
+    cells, human, ceiling = [], None, {}
+    if rng is not None:   # the per-item loops of the bootstrap cells
+        rows = _Rows(scored)
+        outcome, undecided = _outcomes(rows)
         for g in groups:
             for by in breakdowns:
                 cells += _group_cells(g, rows, outcome, undecided, conditions, by, rng, n_boot)
         if humans is not None:
             human = _human_cells(scored, rows, humans, conditions, breakdowns, rng, n_boot)
+            ceiling = _ceiling(scored, rows, humans, conditions, rng)
     tests = paired_tests(scored, [m.name for m in models], conditions)
     agreement = _human_agreement(scored, humans, [m.name for m in models], conditions)
-    ceiling = _ceiling(scored, rows, humans, conditions, rng) if rng is not None and humans is not None else {}
     return Results(conditions, tuple(models), tuple(groups), _counts(scored), tuple(cells), human,
                    tuple(tests), tuple(agreement), ceiling, n_boot)
 
@@ -243,16 +243,17 @@ def _counts(scored: ScoredTable) -> dict[tuple, Count]:
     breakdown the cells are in order of first appearance."""
     right = scored.correct & ~scored.undecidable
     attracted = np.flatnonzero(scored.attractors > 0)
+    model, cond = _codes(scored.model), _codes(scored.condition)
+    base = model[0] * cond[1] + cond[0]   # (model, condition) as one number
     out: dict[tuple, Count] = {}
     for by, values, rows in (("all", None, None), ("construction", scored.construction_label, None),
                              ("attractors", scored.attractors, None), ("testset", scored.testset, None),
                              (ATTRACTED, None, attracted)):
         sel = np.arange(len(scored)) if rows is None else rows
-        parts = [scored.model[sel], scored.condition[sel]] + ([] if values is None else [values[sel]])
-        codes = [np.unique(p.astype(str) if p.dtype == object else p, return_inverse=True)[1] for p in parts]
-        code = np.zeros(len(sel), dtype=np.int64)
-        for c in codes:
-            code = code * (int(c.max()) + 1 if len(c) else 1) + c
+        code = base[sel]
+        if values is not None:
+            c, k = _codes(values)
+            code = code * k + c[sel]
         _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         k = len(first)
         r = np.bincount(inverse, weights=right[sel], minlength=k).astype(int)
@@ -264,6 +265,13 @@ def _counts(scored: ScoredTable) -> dict[tuple, Count]:
             out[(scored.model[i], scored.condition[i], by, value.item() if hasattr(value, "item") else value)] = \
                 Count(int(r[j]), int(n[j]), int(t[j]))
     return out
+
+
+def _codes(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each value's number (in order of first appearance), and how many there are."""
+    values = values.tolist()
+    index = {v: i for i, v in enumerate(dict.fromkeys(values))}
+    return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values)), max(len(index), 1)
 
 
 def _group_cells(g: Group, rows: _Rows, outcome, undecided, conditions, by, rng, n_boot) -> list[Cell]:

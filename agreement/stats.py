@@ -68,13 +68,16 @@ def mcnemar_exact(b: int, c: int) -> float:
     ``b``: items only the first model gets right; ``c``: only the second. Under the
     null each discordant item is a fair coin, so p = P(Binomial(b+c, 1/2) at least as
     extreme as min(b, c)), doubled and capped at 1. Exact integer arithmetic
-    (math.comb) keeps it correct for thousands of items.
+    (binomial coefficients as Python integers) keeps it correct for thousands of items.
     """
     n = b + c
     if n == 0:
         return 1.0
     k = min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1))
+    tail, term = 0, 1   # term = comb(n, i), each from the last: one product per term, still exact
+    for i in range(k + 1):
+        tail += term
+        term = term * (n - i) // (i + 1)
     return min(1.0, 2 * tail / 2 ** n)
 
 

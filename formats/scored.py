@@ -167,13 +167,12 @@ class ScoredTable:
 
     def item_keys(self) -> np.ndarray:
         """(testset, item_id) as one string: the item a nonce variant belongs to."""
-        return np.char.add(np.char.add(self.testset.astype(str), "\x1f"), self.item_id.astype(str))
+        return np.array([f"{t}\x1f{i}" for t, i in zip(self.testset.tolist(), self.item_id.tolist())],
+                        dtype=str)
 
     def row_keys(self) -> np.ndarray:
         """(testset, item_id, variant, perturbation) as one string: what pairs two models' rows."""
-        k = np.char.add(self.item_keys(), "\x1f")
-        k = np.char.add(np.char.add(k, self.variant.astype(str)), "\x1f")
-        return np.char.add(k, self.perturbation.astype(str))
+        return np.array([f"{t}\x1f{i}\x1f{v}\x1f{p}" for t, i, v, p in self.keys()], dtype=str)
 
     def keys(self) -> list[tuple[str, str, int, str]]:
         """Per row (testset, item_id, variant, perturbation): identifies the item across models."""
