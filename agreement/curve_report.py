@@ -40,7 +40,7 @@ from agreement.curve import (BREAKDOWNS, CHANCE, COLUMNS, CURVE_PNG, CURVE_TSV, 
                              Point, series_axis)
 from agreement.curve_plot import plot_curve
 from agreement.results import build_results
-from agreement.summary import md_table
+from agreement.summary_md import md_table
 from formats.errors import AgreeError
 from formats.scored import ScoredTable
 

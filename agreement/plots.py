@@ -1,10 +1,10 @@
 """PNG plots of ``agree score`` results (matplotlib, Agg backend: no display needed).
 
-The bar and line plots take the summary dict (:func:`agreement.summary.summary_dict`
-of the one :class:`agreement.results.Results`, with published rows); the per-item
-scatter takes the scored items and judgments, and its noise-ceiling panel the
-results' correlations and ceiling; so a plot never recomputes a figure differently
-from the tables.
+Every plot takes the one :class:`agreement.results.Results`: the bar and line plots
+draw its cells through its JSON view (:func:`agreement.summary.summary_dict`, with
+published rows, the rounded figures the tables print); the per-item scatter takes the
+scored rows and judgments, and its noise-ceiling panel the results' correlations and
+ceiling; so a plot never recomputes a figure differently from the tables.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Sequence
 from agreement.humans import HumanIndex
 from agreement.results import HUMANS, Results
 from agreement.png import pyplot, save_png
+from agreement.summary import summary_dict
 from formats.scored import ScoredTable
 
 #: Conditions plotted side by side (perturbations have their own robustness plot).
@@ -50,9 +51,10 @@ def _legend_name(summary: dict, label: str) -> str:
     return name
 
 
-def plot_by_construction(summary: dict, path: str | os.PathLike) -> None:
+def plot_by_construction(results: Results, path: str | os.PathLike) -> None:
     """Horizontal grouped bars: accuracy per construction for every model group, the
     baseline and humans; one panel per condition (original, nonce); 95% CI whiskers."""
+    summary = summary_dict(results)
     cells, labels, panels = _cells(summary, "construction"), _labels(summary), _panels(summary)
     constructions = sorted({v for (_, c, v) in cells if c in panels}, key=str)
     height = max(3.0, 0.25 * len(constructions) * max(len(labels), 1) + 1.5)
@@ -81,9 +83,10 @@ def plot_by_construction(summary: dict, path: str | os.PathLike) -> None:
     save_png(fig, path)
 
 
-def plot_by_attractors(summary: dict, path: str | os.PathLike) -> None:
+def plot_by_attractors(results: Results, path: str | os.PathLike) -> None:
     """Accuracy against the number of attractors, a line per group and humans; one panel
     per condition; 95% CI error bars."""
+    summary = summary_dict(results)
     cells, labels, panels = _cells(summary, "attractors"), _labels(summary), _panels(summary)
     fig, axes = pyplot().subplots(1, len(panels), figsize=(5 * len(panels), 3.8), sharey=True, squeeze=False)
     for ax, cond in zip(axes[0], panels):

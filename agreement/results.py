@@ -1,7 +1,7 @@
 """The one results model of ``agree score``: a typed record built once from scored
 items, that every report renders from (``summary.json``/``summary.md`` in
 :mod:`agreement.summary`, the PNGs in :mod:`agreement.plots`, the robustness table in
-:mod:`agreement.robustness`, the demo's ``report.md`` in :mod:`agreement.report`).
+:mod:`agreement.robustness`, the demo's ``report.md`` in :mod:`agreement.demo_report`).
 
 Every accuracy is over the *decidable* items: a tie (both forms scored alike) is
 undecidable, counted apart, never wrong. Two kinds of figures:
@@ -125,7 +125,11 @@ class HumanCells:
 
 @dataclass(frozen=True)
 class Results:
-    """Everything the reports show (see the module docstring)."""
+    """Everything the reports show (see the module docstring). Besides the figures of the
+    rows, what ``agree score`` adds for its report: the test sets, the method, the readers'
+    notes, per-paradigm human and published figures (:mod:`formats.published`, as summary
+    rows), the models' scoring conventions, the SyntaxGym suites' predictions and the
+    robustness rows (:func:`agreement.robustness.robustness_table`)."""
     conditions: tuple[str, ...]
     models: tuple[ModelRecord, ...]
     groups: tuple[Group, ...]
@@ -136,6 +140,14 @@ class Results:
     human_agreement: tuple[HumanComparison, ...] = ()
     ceiling: Mapping[str, Reliability] = field(default_factory=dict)
     n_boot: int = N_BOOT
+    testsets: tuple[str, ...] | None = None
+    method: str | None = None
+    notes: tuple[str, ...] = ()
+    paradigm_humans: dict | None = None
+    reference: dict | None = None
+    scoring: dict | None = None
+    syntaxgym: list | None = None
+    robustness: list | None = None
 
     def count(self, model: str, cond: str, by: str = "all", value=None) -> Count | None:
         """A model's :class:`Count` in one cell (``by``: ``all``, ``attracted``,

@@ -27,7 +27,9 @@ from agreement.options import log, warn
 from agreement.score import parse_model_specs, score_testsets, split_for_method, split_model_value
 from agreement.span import multiword_note
 from agreement.syntaxgym import PREDICTIONS_FILE, prediction_table, write_predictions
-from agreement.summary import main_table, write_report
+from agreement.score_report import write_report
+from agreement.summary import summary_dict
+from agreement.summary_md import main_table
 from agreement.surprisal import TOKENS_FILE, SurprisalWriter
 from formats.files import resolve_out
 from formats.manifest import as_given, atomic_output_dir, rooted, write_manifest
@@ -129,8 +131,9 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
         if predictions:
             write_predictions(tmp / PREDICTIONS_FILE, predictions)
             extra["syntaxgym"] = prediction_table(predictions)
-        summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed), testsets=testsets,
+        results = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed), testsets=testsets,
                                method=o.method, notes=notes, scoring=scoring, **extra)
+        summary = summary_dict(results)
         if plan is not None:
             write_curve(tmp, scored, specs, plan)
         given = [dataclasses.replace(s, directory=as_given(s.directory, root)) for s in specs]
@@ -144,7 +147,7 @@ def score_to_dir(out: str | os.PathLike, testsets: Sequence[str], models: Sequen
                                **({"prediction_rows": len(predictions)} if predictions else {})},
                        scoring=scoring, execution=sharded.describe(), argv=argv, root=root)
     sharded.finish()
-    return ScoreRun(summary, rows, main_table(summary))
+    return ScoreRun(summary, rows, main_table(results))
 
 
 def _parameters(testsets, specs, o: ScoreOptions, seed: int) -> dict:

@@ -127,7 +127,7 @@ def _scored_fixture(tmp_path, outcomes):
     """A test set of original items (one attractor each) and nonce variants, and a
     scored items.tsv where model m is right on the first outcomes[m][cond] items;
     returns the report's results of them."""
-    from agreement.report import ReportInputs, demo_results
+    from agreement.demo_report import ReportInputs, demo_results
     from formats.items import Item, write_items
     from formats.scored import write_scored
     from tests.scored_rows import row, table
@@ -149,7 +149,7 @@ def _scored_fixture(tmp_path, outcomes):
 
 
 def test_finding_is_computed_from_the_figures(tmp_path):
-    from agreement.report import accuracy, finding
+    from agreement.demo_report import accuracy, finding
 
     figs = _scored_fixture(tmp_path, {"lstm": {"original": 97, "nonce": 90},
                                       "kn5": {"original": 60, "nonce": 30},

@@ -45,7 +45,8 @@ def _graded(g) -> dict:
 
 
 def to_json(result: Analysis) -> str:
-    out = _clean(result)
+    out = _clean(dataclasses.replace(result, results=None))
+    del out["results"]   # the counts behind ``accuracy``, not a section of analysis.json
     out["paired"] = _clean([_paired(p) for p in result.paired])
     for h, record in zip(result.humans, out["humans"]):
         record["models"] = _clean([_graded(g) for g in h.models])

@@ -1,5 +1,7 @@
 """All analyses of ``agree analyze`` over one :class:`ScoredTable`, into one
-:class:`Analysis` record that the markdown, JSON and plots render from."""
+:class:`Analysis` record that the markdown, JSON and plots render from: the one
+:class:`~agreement.results.Results` of the rows (the per-model counts ``agree score``
+reports, without its bootstrap cells), extended with analyze's sections."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,6 +11,7 @@ import numpy as np
 from agreement.analysis.challenge import ChallengeSubset, challenge_subsets
 from agreement.analysis.mixed import MixedFit, fit_mixed
 from agreement.paired import PairedComparison, paired_comparisons
+from agreement.results import Results, build_results
 from formats.scored import ScoredTable
 from agreement.analysis.systematicity import Systematicity, systematicity
 from agreement.humans import HumanCondition, human_conditions
@@ -19,8 +22,9 @@ CONDITIONS = ("original", "nonce")
 
 @dataclass
 class Analysis:
-    """Everything ``agree analyze`` found; ``notes`` are the one-line reasons for
-    what was skipped."""
+    """Everything ``agree analyze`` found: ``results`` (the rows' :class:`Results`, whose
+    counts give ``accuracy``) and analyze's sections; ``notes`` are the one-line reasons
+    for what was skipped."""
     sources: tuple[str, ...]
     rows: int
     models: list[str]
@@ -31,22 +35,24 @@ class Analysis:
     systematicity: list[Systematicity] = field(default_factory=list)
     challenge: list[ChallengeSubset] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    results: Results | None = None
 
 
-def accuracy_table(table: ScoredTable) -> dict[str, dict[str, float]]:
-    """model -> condition -> accuracy (fraction), for the conditions present."""
+def accuracy_table(results: Results) -> dict[str, dict[str, float]]:
+    """model -> condition -> accuracy (fraction), for the conditions present (in order of
+    first appearance), from the results' counts."""
     out: dict[str, dict[str, float]] = {}
-    for m in table.models():
-        sel = table.model == m
-        out[m] = {c: float(table.correct[sel & (table.condition == c)].mean())
-                  for c in dict.fromkeys(table.condition[sel].tolist())}
+    for (m, cond, by, _), c in results.counts.items():
+        if by == "all" and c.n:
+            out.setdefault(m, {})[cond] = c.right / c.n
     return out
 
 
 def analyze(table: ScoredTable, rng: np.random.Generator, *, judgments: list[HumanJudgment] | None = None,
             challenge_models: tuple[str, ...] = (), mixed: bool = True, n_boot: int = 1000) -> Analysis:
     """Run every analysis that the data allows; skipped ones get a note saying why."""
-    result = Analysis(table.sources, len(table), table.models(), accuracy_table(table))
+    results = build_results(table)
+    result = Analysis(table.sources, len(table), table.models(), accuracy_table(results), results=results)
     if table.left_out:
         result.notes.append(f"{table.left_out} undecidable rows (a tie or a NaN score) left out, "
                             "as agree score leaves them out of accuracy")

@@ -9,7 +9,7 @@ order (each writes its own directory and manifest, exactly as its command would)
     nonce_to_dir     extract/                    -> nonce/
     train_lm_to_dir  corpus/ (lstm, kn5, unigram) -> models/<arch>/
     score_to_dir     nonce/ + the three models   -> score/
-    report.md        (:mod:`agreement.report`)
+    report.md        (:mod:`agreement.demo_report`)
 
 Its output directories are indistinguishable from hand-made ones: each step's
 manifest records as ``argv`` the command line that makes the same directory
@@ -31,7 +31,7 @@ from agreement.errors import AgreeError
 from agreement.extract import ExtractConfig, parse_features, parse_values, summary_table
 from agreement.extract_dir import extract_to_dir
 from agreement.options import log
-from agreement.report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_demo_report
+from agreement.demo_report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_demo_report
 from agreement.score_dir import ScoreOptions, score_to_dir
 from formats.manifest import atomic_output_dir, read_manifest, write_manifest
 from formats.vocab import vocab_words

@@ -21,7 +21,7 @@ import numpy as np
 
 from agreement.errors import AgreeError
 from agreement.results import ATTRACTED, Count, Results, build_results
-from agreement.summary import md_table
+from agreement.summary_md import md_table
 from formats.items import Item, read_items
 from formats.scored import read_scored
 REPORT_FILE = "report.md"
