@@ -16,7 +16,7 @@ undecidable, counted apart, never wrong. Two kinds of figures:
 
 Humans are one more group of cells (mean share of raters choosing the correct form);
 with rater counts, the panel's split-half noise ceiling per condition
-(:func:`agreement.analysis.ceiling.split_half_reliability`, Pearson).
+(:func:`agreement.humans.split_half_reliability`, Pearson).
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from agreement.analysis.ceiling import Reliability, split_half_reliability
-from agreement.humans import HumanComparison, HumanIndex, model_human_agreement
+from agreement.humans import (HumanComparison, HumanIndex, Reliability, model_human_agreement,
+                             split_half_reliability)
 from agreement.paired import PairedComparison, paired_tests
 from agreement.stats import N_BOOT, bootstrap_ci, mean_sd, wilson
 from formats.testsets.papertab import FREQ_MODEL

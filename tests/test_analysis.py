@@ -13,8 +13,7 @@ pytest.importorskip("scipy", reason="scipy not installed (pip install 'agree-ben
 from scipy import stats as sps  # noqa: E402
 from conftest import run_agree  # noqa: E402
 
-from agreement.analysis.ceiling import split_half_reliability  # noqa: E402
-from agreement.humans import graded_comparison  # noqa: E402
+from agreement.humans import graded_comparison, split_half_reliability  # noqa: E402
 from agreement.analysis.challenge import challenge_subsets  # noqa: E402
 from agreement.paired import compare  # noqa: E402
 from agreement.analysis.rows import scored_table  # noqa: E402
@@ -296,7 +295,7 @@ class TestHandWrittenStatsAgainstScipy:
 
 
 def test_share_ranks_equal_scipy_rankdata():
-    from agreement.analysis.ceiling import _share_ranks
+    from agreement.humans import _share_ranks
 
     rng = np.random.default_rng(8)
     den = rng.integers(1, 7, size=(5, 40))
@@ -305,8 +304,7 @@ def test_share_ranks_equal_scipy_rankdata():
 
 
 def test_spearman_interval_with_full_sample_ranks_is_close_to_reranking():
-    from agreement.humans import _boot_corr
-    from agreement.analysis.ceiling import rowwise_corr as _rowwise_corr
+    from agreement.humans import _boot_corr, rowwise_corr as _rowwise_corr
 
     rng = np.random.default_rng(9)
     x = rng.uniform(size=300)
