@@ -2,8 +2,8 @@
 
 Every figure comes from the one results model (:func:`agreement.results.build_results`)
 of the scored ``items.tsv`` that ``agree score`` writes (read by
-:func:`formats.scored.read_scored` as a :class:`~formats.scored.ScoredTable`), joined with the test set's ``items.tsv`` for the
-sentences and the arc direction. Accuracy is the share of items where P(correct form)
+:func:`formats.scored.read_scored` as a :class:`~formats.scored.ScoredTable`), joined with
+the test set's ``items.tsv`` for the sentences and the arc direction. Accuracy is the share of items where P(correct form)
 > P(wrong form) over the decidable items (a tie is undecidable, counted apart), in
 percent, with 95% Wilson intervals. The closing sentence is generated from the figures:
 it names the ordering of the models on nonce items with attractors, the items the

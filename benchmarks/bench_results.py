@@ -106,7 +106,8 @@ def naive_summary(rows: list[Row]) -> tuple[dict, list]:
     for s in rows:
         it, cond = s.item, _condition(s.item)
         cells = [("all", None), ("construction", f"{it.direction} {it.construction}"),
-                 ("attractors", it.attractors), ("testset", s.testset)] + ([("attracted", None)] if it.attractors else [])
+                 ("attractors", it.attractors), ("testset", s.testset)]
+        cells += [("attracted", None)] if it.attractors else []
         for by, value in cells:
             c = counts[(s.model, cond, by, value)]
             if s.undecidable:
