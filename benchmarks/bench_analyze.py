@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agreement.reporting.analysis.paired import compare  # noqa: E402
+from agreement.reporting.paired import compare  # noqa: E402
 from agreement.reporting.analysis.rows import scored_table  # noqa: E402
 from agreement.reporting.analysis.run import analyze  # noqa: E402
 from formats.humans import HumanJudgment  # noqa: E402

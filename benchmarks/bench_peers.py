@@ -85,7 +85,7 @@ def run_agree(model: Path, data: Path, batch: int, convention: str):
     scored = score_items(items, [scorer], method="sentence")
     dt = time.perf_counter() - t0
     stats = dict(scorer.runner.counters)
-    return [(s.logp_correct, s.logp_wrong) for s in scored], dt, stats
+    return list(zip(scored.logp_correct.tolist(), scored.logp_wrong.tolist())), dt, stats
 
 
 def run_minicons(model: Path, data: Path, batch: int):

@@ -37,7 +37,7 @@ def run(model: Path, data: Path, convention: str, batch: int):
     scorer = load_hf_dir(model, device="cpu", batch_size=batch, convention=convention)
     t0 = time.perf_counter()
     scored = score_items(items, [scorer], method="sentence")
-    return [(s.logp_correct, s.logp_wrong) for s in scored], time.perf_counter() - t0
+    return list(zip(scored.logp_correct.tolist(), scored.logp_wrong.tolist())), time.perf_counter() - t0
 
 
 def main() -> None:

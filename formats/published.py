@@ -20,11 +20,11 @@ import csv
 import json
 import os
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from formats.errors import AgreeError
 from formats.tsv import checked_rows
-from formats.scored import condition, construction_label
+from formats.scored import ScoredTable
 
 HUMANS = "humans"
 #: models_summary.jsonl keys that are not model columns
@@ -115,14 +115,14 @@ def paradigm_rows(label: str, kind: str, figures: Mapping[str, float],
     return rows
 
 
-def constructions_of(scored: Iterable) -> dict[str, tuple[str, set]]:
+def constructions_of(scored: ScoredTable) -> dict[str, tuple[str, set]]:
     """The constructions scored, by the name the tables give them
     (:func:`formats.scored.construction_label`; a BLiMP paradigm's is its UID): name ->
     (paradigm, the conditions it is scored in)."""
     out: dict[str, tuple[str, set]] = {}
-    for s in scored:
-        name = construction_label(s.item)
-        out.setdefault(name, (s.item.construction, set()))[1].add(condition(s.item))
+    for name, bare, cond in zip(scored.construction_label.tolist(), scored.construction.tolist(),
+                                scored.condition.tolist()):
+        out.setdefault(name, (bare, set()))[1].add(cond)
     return out
 
 

@@ -13,9 +13,9 @@ pytest.importorskip("scipy", reason="scipy not installed (pip install 'agree-ben
 from scipy import stats as sps  # noqa: E402
 from conftest import run_agree  # noqa: E402
 
-from agreement.reporting.analysis.ceiling import graded_comparison, split_half_reliability  # noqa: E402
+from agreement.reporting.humans import graded_comparison, split_half_reliability  # noqa: E402
 from agreement.reporting.analysis.challenge import challenge_subsets  # noqa: E402
-from agreement.reporting.analysis.paired import compare  # noqa: E402
+from agreement.reporting.paired import compare  # noqa: E402
 from agreement.reporting.analysis.rows import scored_table  # noqa: E402
 from agreement.errors import AgreeError  # noqa: E402
 from agreement.reporting.stats import bootstrap_ci, mcnemar_exact, pearson, spearman  # noqa: E402
@@ -295,7 +295,7 @@ class TestHandWrittenStatsAgainstScipy:
 
 
 def test_share_ranks_equal_scipy_rankdata():
-    from agreement.reporting.analysis.ceiling import _share_ranks
+    from agreement.reporting.humans import _share_ranks
 
     rng = np.random.default_rng(8)
     den = rng.integers(1, 7, size=(5, 40))
@@ -304,7 +304,7 @@ def test_share_ranks_equal_scipy_rankdata():
 
 
 def test_spearman_interval_with_full_sample_ranks_is_close_to_reranking():
-    from agreement.reporting.analysis.ceiling import _boot_corr, _rowwise_corr
+    from agreement.reporting.humans import _boot_corr, rowwise_corr as _rowwise_corr
 
     rng = np.random.default_rng(9)
     x = rng.uniform(size=300)
@@ -321,15 +321,16 @@ def test_undecidable_rows_are_left_out_and_counted(tmp_path):
     from agreement.reporting.analysis.rows import scored_table
     from formats.manifest import write_manifest
     from formats.items import Item
-    from formats.scored import ScoredItem, write_scored
+    from formats.scored import write_scored
+    from tests.scored_rows import row, table
 
     def item(i):
         return Item(f"i{i}", 0, "NOUN VERB", "L", ("the", "dog", "runs"), ("DET", "NOUN", "VERB"),
                     ("_", "_", "_"), "runs", "run", "run", "Sing", 1, 2, 0, False)
-    rows = [ScoredItem(item(0), "m", "m", "lstm", -1.0, -2.0), ScoredItem(item(1), "m", "m", "lstm", -2.0, -2.0),
-            ScoredItem(item(2), "m", "m", "lstm", float("nan"), -2.0), ScoredItem(item(3), "m", "m", "lstm", -3.0, -2.0)]
-    write_scored(tmp_path / "items.tsv", rows)
+    rows = [row(item(0), "m", "m", "lstm", -1.0, -2.0), row(item(1), "m", "m", "lstm", -2.0, -2.0),
+            row(item(2), "m", "m", "lstm", float("nan"), -2.0), row(item(3), "m", "m", "lstm", -3.0, -2.0)]
+    write_scored(tmp_path / "items.tsv", table(rows))
     write_manifest(tmp_path, "score", [], {})
-    table = scored_table([tmp_path])
-    assert (len(table), table.undecidable) == (2, 2)
-    assert table.correct.tolist() == [True, False]
+    scored = scored_table([tmp_path])
+    assert (len(scored), scored.left_out) == (2, 2)
+    assert scored.correct.tolist() == [True, False]

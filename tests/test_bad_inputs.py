@@ -66,11 +66,12 @@ def base(tmp_path_factory) -> Path:
 
 def scored_dir(path: Path) -> None:
     """A small `agree score` output (two models over the toy items), for analyze's rows."""
-    from formats.scored import ScoredItem, write_scored
+    from formats.scored import write_scored
+    from tests.scored_rows import row, table
     path.mkdir()
-    rows = [ScoredItem(it, m, m, "lstm", -1.0 - k, -2.0 + (i % 3), testset="t")
+    rows = [row(it, m, m, "lstm", -1.0 - k, -2.0 + (i % 3), testset="t")
             for k, m in enumerate(("m1", "m2")) for i, it in enumerate(EN)]
-    write_scored(path / "items.tsv", rows)
+    write_scored(path / "items.tsv", table(rows))
     write_manifest(path, "score", [], {})
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 from agreement.scoring.curve import Position, _split_value, training_position
@@ -64,21 +65,22 @@ def test_points_equal_scoring_each_snapshot_apart(setup, tmp_path):
         scored = read_scored(alone / "items.tsv")
         summary = json.loads((alone / "summary.json").read_text())
         for r in (r for r in rows if r.snapshot == name):
-            mine = [s for s in scored if s.condition == r.condition and _in_cell(s, r)]
-            decided = [s for s in mine if not s.undecidable]
-            assert (r.items, r.right, r.undecidable) == (len(decided), sum(s.correct for s in decided),
-                                                        len(mine) - len(decided))
+            mine = (scored.condition == r.condition) & _in_cell(scored, r)
+            decided = mine & ~scored.undecidable
+            assert (r.items, r.right, r.undecidable) == (int(decided.sum()), int(scored.correct[decided].sum()),
+                                                        int(mine.sum() - decided.sum()))
             cell = [c for c in summary["accuracy"] if c["condition"] == r.condition and c["by"] == r.breakdown
                     and str(c["value"] if c["value"] is not None else "") == r.value]
             assert cell and cell[0]["accuracy"] == pytest.approx(r.accuracy) and cell[0]["items"] == r.items
 
 
-def _in_cell(s, r: CurveRow) -> bool:
+def _in_cell(s, r: CurveRow) -> np.ndarray:
+    """The rows of the scored table ``s`` in the curve row's cell."""
     if r.breakdown == "all":
-        return True
+        return np.ones(len(s), dtype=bool)
     if r.breakdown == "attractors":
-        return str(s.attractors) == r.value
-    return f"L {s.construction}" == r.value          # every test item is an L construction
+        return s.attractors.astype(str) == r.value
+    return np.array([f"L {c}" == r.value for c in s.construction.tolist()])  # every test item is L
 
 
 def test_files(setup, tmp_path):

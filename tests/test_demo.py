@@ -128,9 +128,10 @@ def _scored_fixture(tmp_path, outcomes):
     """A test set of original items (one attractor each) and nonce variants, and a
     scored items.tsv where model m is right on the first outcomes[m][cond] items;
     returns the report's results of them."""
-    from agreement.reporting.report import ReportInputs, demo_results
+    from agreement.reporting.demo_report import ReportInputs, demo_results
     from formats.items import Item, write_items
-    from formats.scored import ScoredItem, write_scored
+    from formats.scored import write_scored
+    from tests.scored_rows import row, table
 
     items, scored = [], []
     for i in range(100):
@@ -141,15 +142,15 @@ def _scored_fixture(tmp_path, outcomes):
             items.append(it)
             for model, right in outcomes.items():
                 ok = i < right["original" if variant == 0 else "nonce"]
-                scored.append(ScoredItem(it, model, model, model, -1.0, -2.0 if ok else -0.5, testset="t"))
+                scored.append(row(it, model, model, model, -1.0, -2.0 if ok else -0.5, testset="t"))
     write_items(tmp_path / "items.tsv", items)
-    write_scored(tmp_path / "scored.tsv", scored)
+    write_scored(tmp_path / "scored.tsv", table(scored))
     inputs = ReportInputs(tmp_path / "scored.tsv", tmp_path / "items.tsv", tmp_path, MODELS)
     return demo_results(inputs)[0]
 
 
 def test_finding_is_computed_from_the_figures(tmp_path):
-    from agreement.reporting.report import accuracy, finding
+    from agreement.reporting.demo_report import accuracy, finding
 
     figs = _scored_fixture(tmp_path, {"lstm": {"original": 97, "nonce": 90},
                                       "kn5": {"original": 60, "nonce": 30},

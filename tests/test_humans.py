@@ -7,7 +7,7 @@ from agreement.errors import AgreeError
 from agreement.reporting.humans import HumanIndex, model_human_agreement
 from formats.humans import read_humans
 from formats.items import Item
-from formats.scored import ScoredItem
+from tests.scored_rows import row, table
 
 TAB_HEADER = ["pattern", "constr_id", "sent_id", "correct_number", "form", "class", "type", "prefix",
               "n_attr", "punct", "freq", "len_context", "len_prefix", "sent", "full_id", "mturk_count"]
@@ -98,7 +98,7 @@ class TestAgreement:
         index = HumanIndex(read_humans(path))
         # model log-odds follow the human shares; on b it follows the raters' wrong majority
         logodds = {"a": 2.0, "b": -1.0, "c": 0.0, "d": 0.5}
-        scored = [ScoredItem(make_item(i), "m", "m", "lstm", lo, 0.0) for i, lo in logodds.items()]
+        scored = table(row(make_item(i), "m", "m", "lstm", lo, 0.0) for i, lo in logodds.items())
         a = model_human_agreement(scored, index, model="m")
         assert a.n == 4 and a.majority_n == 3  # c is a rater tie
         assert a.majority_match == 1.0  # a right, b wrong like the raters, d right

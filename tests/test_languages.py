@@ -7,7 +7,9 @@ from conftest import run_agree
 from formats.items import Item
 from formats.scored import write_scored
 from agreement.scoring.score import score_items
-from agreement.reporting.summary import build_summary, render_markdown
+from agreement.reporting.results import build_results
+from agreement.reporting.summary import summary_dict
+from agreement.reporting.summary_md import render_markdown
 from lm.unigram import UnigramScorer
 
 
@@ -31,22 +33,23 @@ class TestUndecidable:
         return score_items(self.ITEMS, [model])
 
     def test_tie_is_undecidable_not_wrong(self):
-        known, unknown = self.scored()
-        assert known.correct and not known.undecidable
-        assert unknown.logp_correct == unknown.logp_wrong
-        assert unknown.undecidable and not unknown.correct
+        scored = self.scored()
+        assert scored.correct[0] and not scored.undecidable[0]
+        assert scored.logp_correct[1] == scored.logp_wrong[1]
+        assert scored.undecidable[1] and not scored.correct[1]
 
     def test_summary_reports_accuracy_over_decidable_items(self):
-        summary = build_summary(self.scored(), rng=np.random.default_rng(0), n_boot=50)
+        results = build_results(self.scored(), rng=np.random.default_rng(0), n_boot=50)
+        summary = summary_dict(results)
         row = next(r for r in summary["accuracy"] if r["by"] == "all")
         assert (row["items"], row["undecidable"], row["accuracy"]) == (1, 1, 100.0)
         assert summary["models"][0]["undecidable_items"] == 1
-        md = render_markdown(summary)
+        md = render_markdown(results)
         assert "Warning:** uni: 1 of 2 items (50%) are undecidable" in md
 
     def test_no_warning_when_all_decidable(self):
-        summary = build_summary(self.scored()[:1], rng=np.random.default_rng(0), n_boot=50)
-        assert "Warning" not in render_markdown(summary)
+        results = build_results(self.scored().subset(slice(0, 1)), rng=np.random.default_rng(0), n_boot=50)
+        assert "Warning" not in render_markdown(results)
 
     def test_scored_tsv_has_undecidable_column(self, tmp_path):
         write_scored(tmp_path / "s.tsv", self.scored())

@@ -186,7 +186,7 @@ def test_without_llama_cpp_says_what_to_install(monkeypatch, tmp_path):
 
 
 def test_scoring_record_one_line_per_model(scorer):
-    from agreement.reporting.summary import scoring_lines
+    from agreement.reporting.summary_md import scoring_lines
 
     record = {scorer.name: scorer.conventions()}
     assert record[scorer.name]["engine"] == "llama.cpp"

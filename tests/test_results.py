@@ -13,7 +13,8 @@ from agreement.reporting.png import pyplot
 from agreement.reporting.results import ATTRACTED, build_results
 from agreement.reporting.stats import wilson
 from formats.items import Item
-from formats.scored import ScoredItem, construction_label, read_scored, write_scored
+from formats.scored import construction_label, read_scored, write_scored
+from tests.scored_rows import row, table
 
 
 def item(i: int, variant: int = 0, attractors: int = 0, direction: str = "L",
@@ -23,19 +24,19 @@ def item(i: int, variant: int = 0, attractors: int = 0, direction: str = "L",
                 "original" if variant == 0 else "nonce")
 
 
-def scored(model: str, outcomes, *, group: str | None = None, kind: str = "lstm") -> list[ScoredItem]:
-    """One ScoredItem per (item, outcome): True right, False wrong, None a tie."""
+def scored(model: str, outcomes, *, group: str | None = None, kind: str = "lstm") -> list[dict]:
+    """One scored row per (item, outcome): True right, False wrong, None a tie."""
     out = []
     for i, (it, ok) in enumerate(outcomes):
         wrong = -1.0 if ok is None else (-2.0 if ok else -0.5)
-        out.append(ScoredItem(it, model, group or model, kind, -1.0, wrong, testset="t"))
+        out.append(row(it, model, group or model, kind, -1.0, wrong, testset="t"))
     return out
 
 
 def test_counts_are_over_decidable_items_with_wilson_intervals():
     rows = scored("m", [(item(0, attractors=1), True), (item(1, attractors=2), False),
                         (item(2), True), (item(3), None), (item(4, variant=1), True)])
-    r = build_results(rows)
+    r = build_results(table(rows))
     c = r.count("m", "original")
     assert (c.right, c.n, c.ties) == (2, 3, 1) and c.pct == pytest.approx(200 / 3)
     assert c.interval() == pytest.approx(tuple(100 * x for x in wilson(2, 3)))
@@ -48,7 +49,7 @@ def test_constructions_are_named_with_their_direction():
     assert construction_label(item(0)) == "L NOUN VERB VERB"
     assert construction_label(item(0, direction="_", construction="anaphor_agreement")) == "anaphor_agreement"
     rows = scored("m", [(item(0), True), (item(1, direction="R", construction="VERB CCONJ VERB"), False)])
-    r = build_results(rows, rng=np.random.default_rng(0), n_boot=50)
+    r = build_results(table(rows), rng=np.random.default_rng(0), n_boot=50)
     values = {c.value for c in r.cells if c.by == "construction"}
     assert values == {"L NOUN VERB VERB", "R VERB CCONJ VERB"}
 
@@ -58,7 +59,7 @@ def test_group_cells_average_models_and_baselines_come_first():
     rows = (scored("seed1", [(it, i < 3) for i, it in enumerate(its)], group="lstm")
             + scored("seed2", [(it, i < 1) for i, it in enumerate(its)], group="lstm")
             + scored("uni", [(it, True) for it in its], kind="unigram"))
-    r = build_results(rows, rng=np.random.default_rng(0), n_boot=50)
+    r = build_results(table(rows), rng=np.random.default_rng(0), n_boot=50)
     assert [g.group for g in r.groups] == ["uni", "lstm"] and r.groups[0].baseline
     (cell,) = [c for c in r.cells if c.group == "lstm" and c.by == "all"]
     assert cell.accuracy == 50.0 and cell.sd == pytest.approx(100 * np.std([0.75, 0.25], ddof=1), abs=1e-3)
@@ -66,15 +67,15 @@ def test_group_cells_average_models_and_baselines_come_first():
 
 def test_read_scored_round_trips_and_refuses_another_version(tmp_path):
     rows = scored("m", [(item(0), True), (item(1), None), (item(2, variant=1), False)])
-    write_scored(tmp_path / "items.tsv", rows)
+    write_scored(tmp_path / "items.tsv", table(rows))
     back = read_scored(tmp_path)
-    assert [(r.item_id, r.condition, r.correct, r.undecidable) for r in back] == [
+    assert list(zip(back.item_id, back.condition, back.correct.tolist(), back.undecidable.tolist())) == [
         ("s0", "original", True, False), ("s1", "original", False, True), ("s2", "nonce", False, False)]
-    assert back[0].key == rows[0].key and back[0].logp_wrong == -2.0
+    assert back.keys()[0] == table(rows).keys()[0] and back.logp_wrong[0] == -2.0
     # a file without the later columns: undecidable derived from the scores
     lines = (tmp_path / "items.tsv").read_text().splitlines()
     (tmp_path / "old.tsv").write_text("\n".join("\t".join(x.split("\t")[:12]) for x in lines) + "\n")
-    assert [r.undecidable for r in read_scored(tmp_path / "old.tsv")] == [False, True, False]
+    assert read_scored(tmp_path / "old.tsv").undecidable.tolist() == [False, True, False]
     (tmp_path / "bad.tsv").write_text("item_id\tvariant\tmodel\nx\t0\tm\n")
     with pytest.raises(AgreeError, match=r"bad.tsv: not a scored items.tsv of this version .*another version"):
         read_scored(tmp_path / "bad.tsv")
@@ -88,8 +89,8 @@ def test_noise_ceiling_from_rater_counts_is_drawn(tmp_path):
     p = rng.beta(4, 1, size=len(its))
     votes = rng.binomial(10, p)
     humans = HumanIndex(HumanJudgment(it.item_id, 0, float(v), float(10 - v)) for it, v in zip(its, votes))
-    rows = [ScoredItem(it, "m", "m", "lstm", float(np.log(q)), float(np.log(1 - q)), testset="t")
-            for it, q in zip(its, np.clip(p + rng.normal(0, 0.1, len(p)), 0.01, 0.99))]
+    rows = table(row(it, "m", "m", "lstm", float(np.log(q)), float(np.log(1 - q)), testset="t")
+                 for it, q in zip(its, np.clip(p + rng.normal(0, 0.1, len(p)), 0.01, 0.99)))
     r = build_results(rows, rng=np.random.default_rng(0), humans=humans, n_boot=50)
     rel = r.ceiling["original"]
     assert 0 < rel.ceiling <= 1 and rel.ceiling_ci[0] <= rel.ceiling <= rel.ceiling_ci[1]

@@ -7,11 +7,11 @@ from agreement.reporting.results import build_results
 from agreement.reporting.robustness import parse_perturbation, plot_robustness, robustness_table, write_robustness_tsv
 from agreement.reporting.stats import wilson
 from formats.items import Item
-from formats.scored import ScoredItem
+from tests.scored_rows import row, table as scored_table
 
 
 def scored(label, model, right, wrong, variant=0, ties=0):
-    """``right`` correct, ``wrong`` incorrect and ``ties`` undecidable ScoredItems of one condition."""
+    """``right`` correct, ``wrong`` incorrect and ``ties`` undecidable scored rows of one condition."""
     out = []
     for k in range(right + wrong + ties):
         item = Item(item_id=f"x:s{k}", variant=variant, construction="NOUN VERB VERB", direction="L",
@@ -19,7 +19,7 @@ def scored(label, model, right, wrong, variant=0, ties=0):
                     lemma="b", number="Sing", cue_index=0, target_index=1, attractors=0, punct=False,
                     perturbation=label)
         good = k < right
-        out.append(ScoredItem(item=item, model=model, group="lstm", kind="lstm",
+        out.append(row(item=item, model=model, group="lstm", kind="lstm",
                               logp_correct=-1.0 if good else -3.0 if k < right + wrong else -2.0,
                               logp_wrong=-2.0))
     return out
@@ -41,7 +41,7 @@ def test_parse_perturbation():
 
 
 def test_table_points_and_starting_points():
-    table = robustness_table(build_results(ROWS))
+    table = robustness_table(build_results(scored_table(ROWS)))
     index = {(r["aspect"], r["pos_group"], r["base"], r["severity"], r["model"]): r for r in table}
     assert index[("qwerty", "nouns", "original", 0.2, "m1")]["accuracy"] == pytest.approx(80.0)
     assert index[("qwerty", "nouns", "original", 0.4, "m1")]["n"] == 10
@@ -59,7 +59,7 @@ def test_table_points_and_starting_points():
 
 def test_undecidable_items_are_apart_from_accuracy():
     """As in summary.md: accuracy over the decidable items, the ties counted apart."""
-    (row,) = robustness_table(build_results(scored("swap:0.5", "m", 3, 1, ties=4)))
+    (row,) = robustness_table(build_results(scored_table(scored("swap:0.5", "m", 3, 1, ties=4))))
     assert (row["n"], row["accuracy"], row["undecidable"]) == (4, 75.0, 4)
 
 
@@ -69,7 +69,7 @@ def test_wilson_interval():
 
 
 def test_plot_and_tsv_are_deterministic(tmp_path):
-    table = robustness_table(build_results(ROWS))
+    table = robustness_table(build_results(scored_table(ROWS)))
     plot_robustness(table, tmp_path / "a.png")
     plot_robustness(table, tmp_path / "b.png")
     data = (tmp_path / "a.png").read_bytes()

@@ -11,7 +11,7 @@ from agreement.errors import AgreeError
 from formats.testsets import detect_testset, load_testset
 from formats.testsets.papertab import FREQ_MODEL, freq_baseline, read_paper_tab, scores_from_column
 from formats.items import Item, write_items
-from formats.scored import SCORED_COLUMNS, ScoredItem, condition, write_scored
+from formats.scored import SCORED_COLUMNS, ScoredTable, condition, write_scored
 from agreement.scoring.score import parse_model_specs, score_items
 from lm.base import Scorer
 from lm.errors import LMError
@@ -50,20 +50,20 @@ VOCAB = {"the", "dog", "dogs", "runs", "run"}
 class TestScoreItems:
     def test_correct_means_strictly_more_probable(self):
         scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB)])
-        assert [(s.item_id, s.logp_correct, s.logp_wrong, s.correct) for s in scored] == [
+        assert list(zip(scored.item_id, scored.logp_correct.tolist(), scored.logp_wrong.tolist(), scored.correct.tolist())) == [
             ("a", -1.0, -2.0, True), ("b", -3.0, -2.5, False), ("c", -1.0, -1.0, False)]  # a tie is not correct (undecidable)
 
     def test_oov_flags_cover_prefix_and_both_forms(self):
         scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB - {"run"})])
-        assert [s.oov for s in scored] == [True, True, True]
+        assert scored.oov.tolist() == [True, True, True]
         scored = score_items(ITEMS, [BigramScorer("m", TABLE, VOCAB)])
-        assert [s.oov for s in scored] == [False, False, True]  # "zyx" in the prefix
+        assert scored.oov.tolist() == [False, False, True]  # "zyx" in the prefix
 
     def test_require_in_vocab_keeps_items_every_model_covers(self):
         m1 = BigramScorer("m1", TABLE, VOCAB | {"zyx"})
         m2 = BigramScorer("m2", TABLE, VOCAB - {"dogs"})
         scored = score_items(ITEMS, [m1, m2], require_in_vocab=True)
-        assert [(s.model, s.item_id) for s in scored] == [("m1", "a"), ("m2", "a")]
+        assert list(zip(scored.model, scored.item_id)) == [("m1", "a"), ("m2", "a")]
 
     def test_require_in_vocab_with_nothing_left(self):
         with pytest.raises(AgreeError, match="no item is fully in the vocabulary of every model"):
@@ -80,8 +80,8 @@ class TestScoreItems:
         scored = score_items(ITEMS, [scorer], groups={"m": "lstm-650"},
                              testsets=["x", "y", "y"], chunk_size=2)
         assert scorer.calls == [2, 1]
-        assert {s.group for s in scored} == {"lstm-650"}
-        assert [s.testset for s in scored] == ["x", "y", "y"]
+        assert set(scored.group) == {"lstm-650"}
+        assert scored.testset.tolist() == ["x", "y", "y"]
 
     def test_wrong_shape_from_a_scorer(self):
         class Broken(BigramScorer):
@@ -91,11 +91,13 @@ class TestScoreItems:
             score_items(ITEMS, [Broken("m", TABLE, VOCAB)])
 
 
-class TestScoredItem:
+class TestScoredTable:
     def test_share_is_logistic_of_log_odds(self):
-        s = ScoredItem(ITEMS[0], "m", "m", "lstm", math.log(0.3), math.log(0.1))
-        assert s.p_correct_share == pytest.approx(0.75)
-        assert ScoredItem(ITEMS[0], "m", "m", "unigram", float("-inf"), 0.0).p_correct_share == 0.0
+        s = ScoredTable.of_items(ITEMS[:3], model="m", group="m", kind="lstm",
+                                 logp_correct=[math.log(0.3), float("-inf"), float("nan")],
+                                 logp_wrong=[math.log(0.1), 0.0, 0.0])
+        assert s.p_correct_share.tolist() == pytest.approx([0.75, 0.0, 0.5])
+        assert s.undecidable.tolist() == [False, False, True] and s.correct.tolist() == [True, False, False]
 
     def test_condition(self):
         assert condition(item("a", "x", "y", "z")) == "original"
@@ -172,10 +174,10 @@ class TestPaperTab:
 
     def test_column_and_freq_scores(self, tmp_path):
         table = read_paper_tab(paper_tab(tmp_path))
-        assert [s.correct for s in scores_from_column(table, "m1")] == [True, False]
+        assert scores_from_column(table, "m1").correct.tolist() == [True, False]
         base = freq_baseline(table)
-        assert [(s.model, s.kind, s.correct) for s in base] == [(FREQ_MODEL, "unigram", False)] * 2
-        assert base[0].logp_correct == pytest.approx(math.log(50))
+        assert list(zip(base.model, base.kind, base.correct.tolist())) == [(FREQ_MODEL, "unigram", False)] * 2
+        assert base.logp_correct[0] == pytest.approx(math.log(50))
 
     def test_unknown_column_lists_the_model_columns(self, tmp_path):
         path = paper_tab(tmp_path)

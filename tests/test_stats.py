@@ -6,8 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from agreement.reporting.stats import (accuracy, bootstrap_ci, mcnemar_exact, mean_sd, paired_test,
-                             paired_tests, pearson, spearman)
+from agreement.reporting.paired import mcnemar_test, paired_tests
+from agreement.reporting.stats import accuracy, bootstrap_ci, mcnemar_exact, mean_sd, pearson, spearman
+from formats.items import Item
+from tests.scored_rows import row, table
 
 
 class TestAccuracy:
@@ -77,14 +79,24 @@ class TestMcNemar:
     def test_paired_test_counts_discordant_items(self):
         a = {1: True, 2: True, 3: False, 4: True, 5: False}
         b = {1: True, 2: False, 3: True, 4: False, 6: True}
-        t = paired_test(a, b, model_a="A", model_b="B")
-        assert (t.n, t.only_a, t.only_b) == (5 - 1, 2, 1)  # key 5 / 6 not shared
+        t = mcnemar_test(_outcomes({"A": a, "B": b}), "A", "B")
+        assert (t.rows, t.only_a, t.only_b) == (5 - 1, 2, 1)  # key 5 / 6 not shared
         assert t.accuracy_a == 0.75 and t.accuracy_b == 0.5
-        assert t.p_value == mcnemar_exact(2, 1)
+        assert t.mcnemar_p == mcnemar_exact(2, 1)
 
     def test_every_pair_once(self):
-        outcomes = {m: {1: True, 2: False} for m in "abc"}
-        assert [(t.model_a, t.model_b) for t in paired_tests(outcomes)] == [("a", "b"), ("a", "c"), ("b", "c")]
+        scored = _outcomes({m: {1: True, 2: False} for m in "abc"})
+        assert [(t.model_a, t.model_b) for t in paired_tests(scored, list("abc"), ["original"])] == [
+            ("a", "b"), ("a", "c"), ("b", "c")]
+
+
+def _outcomes(per_model: dict) -> object:
+    """Scored rows of ``{model: {item number: right?}}`` (original items)."""
+    def item(k):
+        return Item(f"s{k}", 0, "NOUN VERB", "L", ("the", "dog", "runs"), ("DET", "NOUN", "VERB"),
+                    ("_",) * 3, "runs", "run", "run", "Sing", 1, 2, 0, False)
+    return table(row(item(k), m, m, "lstm", -1.0, -2.0 if ok else -0.5)
+                 for m, outcomes in per_model.items() for k, ok in outcomes.items())
 
 
 class TestCorrelation:

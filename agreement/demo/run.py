@@ -9,7 +9,7 @@ order (each writes its own directory and manifest, exactly as its command would)
     nonce_to_dir     extract/                    -> nonce/
     train_lm_to_dir  corpus/ (lstm, kn5, unigram) -> models/<arch>/
     score_to_dir     nonce/ + the three models   -> score/
-    report.md        (:mod:`agreement.reporting.report`)
+    report.md        (:mod:`agreement.reporting.demo_report`)
 
 Its output directories are indistinguishable from hand-made ones: each step's
 manifest records as ``argv`` the command line that makes the same directory
@@ -30,7 +30,7 @@ from agreement.demo.synthlang import GrammarConfig, write_synthetic
 from agreement.errors import AgreeError
 from agreement.extraction.extract import ExtractConfig, parse_features, parse_values, summary_table
 from agreement.extraction.extract_dir import extract_to_dir
-from agreement.reporting.report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_demo_report
+from agreement.reporting.demo_report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_demo_report
 from agreement.scoring.score_dir import ScoreOptions, score_to_dir
 from formats.manifest import read_manifest, write_manifest
 from formats.run import RunContext

@@ -34,13 +34,15 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 from agreement.scoring.curve import (BREAKDOWNS, CHANCE, COLUMNS, CURVE_PNG, CURVE_TSV, CurvePlan,
                              Point, series_axis)
 from agreement.reporting.curve_plot import plot_curve
 from agreement.reporting.results import build_results
-from agreement.reporting.summary import md_table
+from agreement.reporting.summary_md import md_table
 from formats.errors import AgreeError
-from formats.scored import ScoredItem
+from formats.scored import ScoredTable
 
 
 @dataclass(frozen=True)
@@ -79,12 +81,12 @@ class Emergence:
     last: CurveRow
 
 
-def curve_rows(scored: Sequence[ScoredItem], named: Sequence[tuple[str, Point]]) -> list[CurveRow]:
+def curve_rows(scored: ScoredTable, named: Sequence[tuple[str, Point]]) -> list[CurveRow]:
     """The rows of every point (``named``: (model name, point) in the plan's order), then
     by condition, breakdown and value; from the per-model counts of
     :func:`agreement.reporting.results.build_results` (Wilson intervals)."""
     names = {name for name, _ in named}
-    results = build_results([s for s in scored if s.model in names])
+    results = build_results(scored.subset(np.isin(scored.model, list(names))))
     rows = []
     for name, point in named:
         pos = point.position
@@ -176,7 +178,7 @@ def _parse(text: str, kind: str):
 
 # --------------------------------------------------------------------------- the report
 
-def write_curve(directory: str | Path, scored: Sequence[ScoredItem], specs: Sequence, plan: CurvePlan) -> list[CurveRow]:
+def write_curve(directory: str | Path, scored: ScoredTable, specs: Sequence, plan: CurvePlan) -> list[CurveRow]:
     """learning_curve.tsv and .png in ``directory``, and the curve's section inserted
     into its summary.md (before the overall table); ``specs``: the scored models
     (:class:`agreement.scoring.score.ModelSpec`), matched to the plan's points by directory."""

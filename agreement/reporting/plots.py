@@ -1,10 +1,10 @@
 """PNG plots of ``agree score`` results (matplotlib, Agg backend: no display needed).
 
-The bar and line plots take the summary dict (:func:`agreement.reporting.summary.summary_dict`
-of the one :class:`agreement.reporting.results.Results`, with published rows); the per-item
-scatter takes the scored items and judgments, and its noise-ceiling panel the
-results' correlations and ceiling; so a plot never recomputes a figure differently
-from the tables.
+Every plot takes the one :class:`agreement.reporting.results.Results`: the bar and line plots
+draw its cells through its JSON view (:func:`agreement.reporting.summary.summary_dict`, with
+published rows, the rounded figures the tables print); the per-item scatter takes the
+scored rows and judgments, and its noise-ceiling panel the results' correlations and
+ceiling; so a plot never recomputes a figure differently from the tables.
 """
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from typing import Sequence
 from agreement.reporting.humans import HumanIndex
 from agreement.reporting.results import HUMANS, Results
 from agreement.reporting.png import pyplot, save_png
-from formats.scored import ScoredItem, condition
+from agreement.reporting.summary import summary_dict
+from formats.scored import ScoredTable
 
 #: Conditions plotted side by side (perturbations have their own robustness plot).
 _PANELS = ("original", "nonce")
@@ -50,9 +51,10 @@ def _legend_name(summary: dict, label: str) -> str:
     return name
 
 
-def plot_by_construction(summary: dict, path: str | os.PathLike) -> None:
+def plot_by_construction(results: Results, path: str | os.PathLike) -> None:
     """Horizontal grouped bars: accuracy per construction for every model group, the
     baseline and humans; one panel per condition (original, nonce); 95% CI whiskers."""
+    summary = summary_dict(results)
     cells, labels, panels = _cells(summary, "construction"), _labels(summary), _panels(summary)
     constructions = sorted({v for (_, c, v) in cells if c in panels}, key=str)
     height = max(3.0, 0.25 * len(constructions) * max(len(labels), 1) + 1.5)
@@ -81,9 +83,10 @@ def plot_by_construction(summary: dict, path: str | os.PathLike) -> None:
     save_png(fig, path)
 
 
-def plot_by_attractors(summary: dict, path: str | os.PathLike) -> None:
+def plot_by_attractors(results: Results, path: str | os.PathLike) -> None:
     """Accuracy against the number of attractors, a line per group and humans; one panel
     per condition; 95% CI error bars."""
+    summary = summary_dict(results)
     cells, labels, panels = _cells(summary, "attractors"), _labels(summary), _panels(summary)
     fig, axes = pyplot().subplots(1, len(panels), figsize=(5 * len(panels), 3.8), sharey=True, squeeze=False)
     for ax, cond in zip(axes[0], panels):
@@ -107,7 +110,7 @@ def plot_by_attractors(summary: dict, path: str | os.PathLike) -> None:
     save_png(fig, path)
 
 
-def plot_model_vs_human(scored: Sequence[ScoredItem], humans: HumanIndex, path: str | os.PathLike, *,
+def plot_model_vs_human(scored: ScoredTable, humans: HumanIndex, path: str | os.PathLike, *,
                         results: Results | None = None, max_models: int = 6) -> bool:
     """Per item: human share-correct (x) against the model's P(c)/(P(c)+P(w)) (y), one
     panel per model (the first ``max_models``), colour by condition. With ``results``
@@ -116,13 +119,14 @@ def plot_model_vs_human(scored: Sequence[ScoredItem], humans: HumanIndex, path: 
     (band), per condition. Returns False (and writes nothing) when no scored item has
     judgments."""
     points: dict = defaultdict(lambda: defaultdict(lambda: ([], [])))
-    for s in scored:
-        j = humans.lookup(s.item)
+    share = scored.p_correct_share.tolist()
+    for i, (it, m, cond) in enumerate(zip(scored.items, scored.model.tolist(), scored.condition.tolist())):
+        j = humans.lookup(it)
         if j is not None:
-            xs, ys = points[s.model][condition(s.item)]
+            xs, ys = points[m][cond]
             xs.append(j.share_correct)
-            ys.append(s.p_correct_share)
-    kinds = {s.model: s.kind for s in scored}
+            ys.append(share[i])
+    kinds = dict(zip(scored.model.tolist(), scored.kind.tolist()))
     # Trained models first: the baseline's panel is the least interesting one.
     models = sorted(points, key=lambda m: kinds[m] == "unigram")[:max_models]
     if not models:

@@ -1,7 +1,7 @@
 """The one results model of ``agree score``: a typed record built once from scored
 items, that every report renders from (``summary.json``/``summary.md`` in
 :mod:`agreement.reporting.summary`, the PNGs in :mod:`agreement.reporting.plots`, the robustness table in
-:mod:`agreement.reporting.robustness`, the demo's ``report.md`` in :mod:`agreement.reporting.report`).
+:mod:`agreement.reporting.robustness`, the demo's ``report.md`` in :mod:`agreement.reporting.demo_report`).
 
 Every accuracy is over the *decidable* items: a tie (both forms scored alike) is
 undecidable, counted apart, never wrong. Two kinds of figures:
@@ -16,7 +16,7 @@ undecidable, counted apart, never wrong. Two kinds of figures:
 
 Humans are one more group of cells (mean share of raters choosing the correct form);
 with rater counts, the panel's split-half noise ceiling per condition
-(:func:`agreement.reporting.analysis.ceiling.split_half_reliability`, Pearson).
+(:func:`agreement.reporting.humans.split_half_reliability`, Pearson).
 """
 from __future__ import annotations
 
@@ -26,12 +26,12 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from agreement.reporting.analysis.ceiling import Reliability, split_half_reliability
-from agreement.reporting.humans import HumanAgreement, HumanIndex, model_human_agreement
-from agreement.scoring.score import oov_counts
-from agreement.reporting.stats import N_BOOT, PairedTest, bootstrap_ci, mean_sd, paired_tests, wilson
+from agreement.reporting.humans import (HumanComparison, HumanIndex, Reliability, model_human_agreement,
+                             split_half_reliability)
+from agreement.reporting.paired import PairedComparison, paired_tests
+from agreement.reporting.stats import N_BOOT, bootstrap_ci, mean_sd, wilson
 from formats.testsets.papertab import FREQ_MODEL
-from formats.scored import ScoredItem, condition, construction_label
+from formats.scored import ScoredTable
 
 HUMANS = "humans"
 BREAKDOWNS = ("all", "construction", "attractors", "testset")
@@ -125,17 +125,29 @@ class HumanCells:
 
 @dataclass(frozen=True)
 class Results:
-    """Everything the reports show (see the module docstring)."""
+    """Everything the reports show (see the module docstring). Besides the figures of the
+    rows, what ``agree score`` adds for its report: the test sets, the method, the readers'
+    notes, per-paradigm human and published figures (:mod:`formats.published`, as summary
+    rows), the models' scoring conventions, the SyntaxGym suites' predictions and the
+    robustness rows (:func:`agreement.reporting.robustness.robustness_table`)."""
     conditions: tuple[str, ...]
     models: tuple[ModelRecord, ...]
     groups: tuple[Group, ...]
     counts: Mapping[tuple, Count]
     cells: tuple[Cell, ...] = ()
     humans: HumanCells | None = None
-    paired_tests: tuple[PairedTest, ...] = ()
-    human_agreement: tuple[HumanAgreement, ...] = ()
+    paired_tests: tuple[PairedComparison, ...] = ()
+    human_agreement: tuple[HumanComparison, ...] = ()
     ceiling: Mapping[str, Reliability] = field(default_factory=dict)
     n_boot: int = N_BOOT
+    testsets: tuple[str, ...] | None = None
+    method: str | None = None
+    notes: tuple[str, ...] = ()
+    paradigm_humans: dict | None = None
+    reference: dict | None = None
+    scoring: dict | None = None
+    syntaxgym: list | None = None
+    robustness: list | None = None
 
     def count(self, model: str, cond: str, by: str = "all", value=None) -> Count | None:
         """A model's :class:`Count` in one cell (``by``: ``all``, ``attracted``,
@@ -153,57 +165,64 @@ def order_conditions(names) -> list[str]:
     return fixed + sorted(n for n in names if n not in fixed)
 
 
-def _cell(key: tuple, item, by: str):
-    """The breakdown value of an item; ``key`` is ``ScoredItem.key`` (test set first)."""
-    if by == "all":
-        return None
-    return {"construction": construction_label(item), "attractors": item.attractors, "testset": key[0]}[by]
+class _Rows:
+    """The table's columns as Python lists, for the per-item loops (dicts keyed by item)."""
+
+    def __init__(self, t: ScoredTable):
+        self.key = t.keys()
+        self.model, self.cond = t.model.tolist(), t.condition.tolist()
+        self.label, self.attractors = t.construction_label.tolist(), t.attractors.tolist()
+        self.bare, self.correct, self.tie = t.construction.tolist(), t.correct.tolist(), t.undecidable.tolist()
+
+    def cell(self, i: int, by: str):
+        """The breakdown value of row ``i`` (``all``: None)."""
+        if by == "all":
+            return None
+        if by == "testset":
+            return self.key[i][0]
+        return (self.label if by == "construction" else self.attractors)[i]
 
 
 def _pct(x: float | None) -> float | None:
     return None if x is None or np.isnan(x) else round(100 * x, 4)
 
 
-def build_results(scored: Sequence[ScoredItem], *, rng: np.random.Generator | None = None,
+def build_results(scored: ScoredTable, *, rng: np.random.Generator | None = None,
                   humans: HumanIndex | None = None, n_boot: int = N_BOOT) -> Results:
-    """The :class:`Results` of scored items; group cells and human cells (bootstrap
+    """The :class:`Results` of scored rows; group cells and human cells (bootstrap
     intervals) and the noise ceiling only with a generator ``rng``."""
     models = _model_records(scored)
     groups = _groups(models)
-    conditions = tuple(order_conditions({condition(s.item) for s in scored}))
-    outcome, undecided = _outcomes(scored)
-    breakdowns = BREAKDOWNS if len({s.testset for s in scored}) > 1 else BREAKDOWNS[:-1]
-    cells, human = [], None
-    if rng is not None:
+    conditions = tuple(order_conditions(set(scored.condition.tolist())))
+    breakdowns = BREAKDOWNS if len(set(scored.testset.tolist())) > 1 else BREAKDOWNS[:-1]
+    cells, human, ceiling = [], None, {}
+    if rng is not None:   # the per-item loops of the bootstrap cells
+        rows = _Rows(scored)
+        outcome, undecided = _outcomes(rows)
         for g in groups:
             for by in breakdowns:
-                cells += _group_cells(g, outcome, undecided, conditions, by, rng, n_boot)
+                cells += _group_cells(g, rows, outcome, undecided, conditions, by, rng, n_boot)
         if humans is not None:
-            human = _human_cells(scored, humans, conditions, breakdowns, rng, n_boot)
-    tests = []
-    for cond in conditions:
-        per = {m.name: {k: r for k, (it, r) in outcome[m.name].items() if condition(it) == cond} for m in models}
-        tests += paired_tests(per, condition=cond)
+            human = _human_cells(scored, rows, humans, conditions, breakdowns, rng, n_boot)
+            ceiling = _ceiling(scored, rows, humans, conditions, rng)
+    tests = paired_tests(scored, [m.name for m in models], conditions)
     agreement = _human_agreement(scored, humans, [m.name for m in models], conditions)
-    ceiling = _ceiling(scored, humans, conditions, rng) if rng is not None and humans is not None else {}
     return Results(conditions, tuple(models), tuple(groups), _counts(scored), tuple(cells), human,
                    tuple(tests), tuple(agreement), ceiling, n_boot)
 
 
-def _model_records(scored: Sequence[ScoredItem]) -> list[ModelRecord]:
-    first = {}
-    for s in scored:
-        first.setdefault(s.model, s)
-    mismatch, ties = defaultdict(int), defaultdict(int)
-    for s in scored:
-        mismatch[s.model] += int(s.pieces_differ)
-        ties[s.model] += int(s.undecidable)
+def _model_records(scored: ScoredTable) -> list[ModelRecord]:
+    names, first, inverse = np.unique(scored.model, return_index=True, return_inverse=True)
+    per = lambda flags: np.bincount(inverse, weights=flags, minlength=len(names)).astype(int)  # noqa: E731
+    items, oov = np.bincount(inverse, minlength=len(names)), per(scored.oov)
+    mismatch, ties = per(scored.pieces_differ), per(scored.undecidable)
     out = []
-    for name, c in oov_counts(scored).items():
-        s = first[name]
-        released = s.kind == "paper-output" or name == FREQ_MODEL  # the vocabulary is unknown
-        out.append(ModelRecord(name, s.group, s.kind, c["items"], None if released else c["oov_items"],
-                               mismatch[name], ties[name]))
+    for j in np.argsort(first, kind="stable"):  # in order of first appearance
+        i = first[j]
+        name, kind = scored.model[i], scored.kind[i]
+        released = kind == "paper-output" or name == FREQ_MODEL  # the vocabulary is unknown
+        out.append(ModelRecord(name, scored.group[i], kind, int(items[j]), None if released else int(oov[j]),
+                               int(mismatch[j]), int(ties[j])))
     return out
 
 
@@ -218,49 +237,68 @@ def _groups(models: Sequence[ModelRecord]) -> list[Group]:
     return [g for g in groups if g.baseline] + [g for g in groups if not g.baseline]
 
 
-def _outcomes(scored: Sequence[ScoredItem]) -> tuple[dict, dict]:
-    """model -> item key -> (item, right?) for the decidable items, and model -> item
-    key -> item for the undecidable ones (ties)."""
+def _outcomes(rows: _Rows) -> tuple[dict, dict]:
+    """model -> item key -> (row, right?) for the decidable rows, and model -> item key ->
+    row for the undecidable ones (ties)."""
     outcome: dict[str, dict] = defaultdict(dict)
     undecided: dict[str, dict] = defaultdict(dict)
-    for s in scored:
-        if s.undecidable:
-            undecided[s.model][s.key] = s.item
+    for i, (m, k, tie, right) in enumerate(zip(rows.model, rows.key, rows.tie, rows.correct)):
+        if tie:
+            undecided[m][k] = i
         else:
-            outcome[s.model][s.key] = (s.item, s.correct)
+            outcome[m][k] = (i, right)
     return outcome, undecided
 
 
-def _counts(scored: Sequence[ScoredItem]) -> dict[tuple, Count]:
-    """Per model (model, condition, by, value) -> :class:`Count`."""
-    raw: dict[tuple, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for s in scored:
-        it, cond = s.item, condition(s.item)
-        cells = [("all", None), ("construction", construction_label(it)), ("attractors", it.attractors),
-                 ("testset", s.testset)] + ([(ATTRACTED, None)] if it.attractors > 0 else [])
-        for by, value in cells:
-            c = raw[(s.model, cond, by, value)]
-            if s.undecidable:
-                c[2] += 1
-            else:
-                c[0] += int(s.correct)
-                c[1] += 1
-    return {k: Count(*v) for k, v in raw.items()}
+def _counts(scored: ScoredTable) -> dict[tuple, Count]:
+    """Per model (model, condition, by, value) -> :class:`Count`, grouped as arrays; within a
+    breakdown the cells are in order of first appearance."""
+    right = scored.correct & ~scored.undecidable
+    attracted = np.flatnonzero(scored.attractors > 0)
+    model, cond = _codes(scored.model), _codes(scored.condition)
+    base = model[0] * cond[1] + cond[0]   # (model, condition) as one number
+    out: dict[tuple, Count] = {}
+    for by, values, rows in (("all", None, None), ("construction", scored.construction_label, None),
+                             ("attractors", scored.attractors, None), ("testset", scored.testset, None),
+                             (ATTRACTED, None, attracted)):
+        sel = np.arange(len(scored)) if rows is None else rows
+        code = base[sel]
+        if values is not None:
+            c, k = _codes(values)
+            code = code * k + c[sel]
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        k = len(first)
+        r = np.bincount(inverse, weights=right[sel], minlength=k).astype(int)
+        t = np.bincount(inverse, weights=scored.undecidable[sel], minlength=k).astype(int)
+        n = np.bincount(inverse, minlength=k) - t
+        for j in np.argsort(first, kind="stable"):
+            i = sel[first[j]]
+            value = None if values is None else values[i]
+            out[(scored.model[i], scored.condition[i], by, value.item() if hasattr(value, "item") else value)] = \
+                Count(int(r[j]), int(n[j]), int(t[j]))
+    return out
 
 
-def _group_cells(g: Group, outcome, undecided, conditions, by, rng, n_boot) -> list[Cell]:
-    # item key -> (item, [1/0 for each model of the group that scored it])
+def _codes(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each value's number (in order of first appearance), and how many there are."""
+    values = values.tolist()
+    index = {v: i for i, v in enumerate(dict.fromkeys(values))}
+    return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values)), max(len(index), 1)
+
+
+def _group_cells(g: Group, rows: _Rows, outcome, undecided, conditions, by, rng, n_boot) -> list[Cell]:
+    # item key -> (row, [1/0 for each model of the group that scored it])
     per_item: dict = {}
     for m in g.models:
-        for k, (it, right) in outcome[m].items():
-            per_item.setdefault(k, (it, []))[1].append(float(right))
+        for k, (i, right) in outcome[m].items():
+            per_item.setdefault(k, (i, []))[1].append(float(right))
     per_model = {m: outcome[m] for m in g.models}
     # (condition, cell value) -> undecidable (model, item) scores, reported beside the accuracy
     ties: dict = defaultdict(int)
     for m in g.models:
-        for k, it in undecided.get(m, {}).items():
-            ties[(condition(it), _cell(k, it, by))] += 1
-    cells = _cells(per_item, g.group, g.kind, len(g.models), conditions, by, rng, n_boot, per_model)
+        for k, i in undecided.get(m, {}).items():
+            ties[(rows.cond[i], rows.cell(i, by))] += 1
+    cells = _cells(per_item, rows, g.group, g.kind, len(g.models), conditions, by, rng, n_boot, per_model)
     out = [Cell(**{**c.__dict__, "undecidable": ties.pop((c.condition, c.value), 0)}) for c in cells]
     for (cond, value), n in sorted(ties.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
         # every item of the cell undecidable: no accuracy, still reported
@@ -268,14 +306,15 @@ def _group_cells(g: Group, outcome, undecided, conditions, by, rng, n_boot) -> l
     return out
 
 
-def _cells(per_item, group, kind, n_models, conditions, by, rng, n_boot, per_model=None) -> list[Cell]:
-    """Cells of one breakdown: per_item maps item key -> (item, [scores])."""
+def _cells(per_item, rows: _Rows, group, kind, n_models, conditions, by, rng, n_boot,
+           per_model=None) -> list[Cell]:
+    """Cells of one breakdown: per_item maps item key -> (row, [scores])."""
     keys_of: dict = defaultdict(list)
     bare: dict = {}  # construction label -> the construction without its direction
-    for k, (it, _) in per_item.items():
-        value = _cell(k, it, by)
-        keys_of[(condition(it), value)].append(k)
-        bare[value] = it.construction if by == "construction" else value
+    for k, (i, _) in per_item.items():
+        value = rows.cell(i, by)
+        keys_of[(rows.cond[i], value)].append(k)
+        bare[value] = rows.bare[i] if by == "construction" else value
     out = []
     for cond in conditions:
         # in the order of the bare construction names (the bootstrap draws cell by cell in
@@ -296,34 +335,41 @@ def _cells(per_item, group, kind, n_models, conditions, by, rng, n_boot, per_mod
     return out
 
 
-def _human_cells(scored, humans: HumanIndex, conditions, breakdowns, rng, n_boot) -> HumanCells:
-    items = {s.key: s.item for s in scored}
-    shares = {}
-    for k, it in items.items():
-        j = humans.lookup(it)
+def _judged(scored: ScoredTable, rows: _Rows, humans: HumanIndex) -> dict:
+    """item key -> (row, judgment) for the scored items with judgments (the last row of
+    each item, as a dict of keys keeps it)."""
+    last = {k: i for i, k in enumerate(rows.key)}
+    out = {}
+    for k, i in last.items():
+        j = humans.lookup(scored.items[i])
         if j is not None:
-            shares[k] = j.share_correct
+            out[k] = (i, j)
+    return out
+
+
+def _human_cells(scored, rows: _Rows, humans: HumanIndex, conditions, breakdowns, rng, n_boot) -> HumanCells:
+    judged = _judged(scored, rows, humans)
     cells = []
     for by in breakdowns:
-        cells += _cells({k: (items[k], [v]) for k, v in shares.items()}, HUMANS, HUMANS, 1,
+        cells += _cells({k: (i, [j.share_correct]) for k, (i, j) in judged.items()}, rows, HUMANS, HUMANS, 1,
                         conditions, by, rng, n_boot)
-    return HumanCells(len(humans), len(shares), tuple(cells))
+    return HumanCells(len(humans), len(judged), tuple(cells))
 
 
-def _human_agreement(scored, humans: HumanIndex | None, models, conditions) -> list[HumanAgreement]:
+def _human_agreement(scored: ScoredTable, humans: HumanIndex | None, models, conditions) -> list[HumanComparison]:
     out = []
     if humans is None:
         return out
     for m in models:
         for cond in conditions:
-            subset = [s for s in scored if s.model == m and condition(s.item) == cond]
+            subset = scored.subset((scored.model == m) & (scored.condition == cond))
             a = model_human_agreement(subset, humans, model=m, condition=cond)
             if a.n:
                 out.append(a)
     return out
 
 
-def _ceiling(scored, humans: HumanIndex, conditions, rng) -> dict[str, Reliability]:
+def _ceiling(scored: ScoredTable, rows: _Rows, humans: HumanIndex, conditions, rng) -> dict[str, Reliability]:
     """Per condition: the split-half reliability of the raters on the scored items they
     judged (Pearson, the correlation summary.md reports), whose square root is the
     ceiling of any model's correlation with the rater share. Conditions with fewer
@@ -331,11 +377,11 @@ def _ceiling(scored, humans: HumanIndex, conditions, rng) -> dict[str, Reliabili
     out = {}
     for cond in conditions:
         votes = {}
-        for s in scored:
-            if condition(s.item) == cond and s.key not in votes:
-                j = humans.lookup(s.item)
+        for i, k in enumerate(rows.key):
+            if rows.cond[i] == cond and k not in votes:
+                j = humans.lookup(scored.items[i])
                 if j is not None:
-                    votes[s.key] = (j.votes_correct, j.votes_wrong)
+                    votes[k] = (j.votes_correct, j.votes_wrong)
         if not votes:
             continue
         c, w = np.array(list(votes.values()), dtype=float).T

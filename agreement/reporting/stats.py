@@ -7,9 +7,7 @@ gives the same intervals every run.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from itertools import combinations
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -70,60 +68,17 @@ def mcnemar_exact(b: int, c: int) -> float:
     ``b``: items only the first model gets right; ``c``: only the second. Under the
     null each discordant item is a fair coin, so p = P(Binomial(b+c, 1/2) at least as
     extreme as min(b, c)), doubled and capped at 1. Exact integer arithmetic
-    (math.comb) keeps it correct for thousands of items.
+    (binomial coefficients as Python integers) keeps it correct for thousands of items.
     """
     n = b + c
     if n == 0:
         return 1.0
     k = min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1))
+    tail, term = 0, 1   # term = comb(n, i), each from the last: one product per term, still exact
+    for i in range(k + 1):
+        tail += term
+        term = term * (n - i) // (i + 1)
     return min(1.0, 2 * tail / 2 ** n)
-
-
-@dataclass(frozen=True)
-class PairedTest:
-    """Two models compared on the items both scored.
-
-    model_a, model_b  model names
-    condition         ``original``, ``nonce`` or a perturbation (``all`` for every item)
-    n                 items both models scored
-    accuracy_a/_b     their accuracies on those items (fractions)
-    only_a            items model_a gets right and model_b wrong
-    only_b            items model_b gets right and model_a wrong
-    p_value           exact two-sided McNemar p
-    """
-    model_a: str
-    model_b: str
-    condition: str
-    n: int
-    accuracy_a: float
-    accuracy_b: float
-    only_a: int
-    only_b: int
-    p_value: float
-
-
-def paired_test(a: Mapping, b: Mapping, *, model_a: str = "a", model_b: str = "b",
-                condition: str = "all") -> PairedTest:
-    """Compare two ``{item key: right?}`` maps on their shared keys."""
-    shared = [k for k in a if k in b]
-    only_a = sum(1 for k in shared if a[k] and not b[k])
-    only_b = sum(1 for k in shared if b[k] and not a[k])
-    return PairedTest(model_a, model_b, condition, len(shared),
-                      accuracy([a[k] for k in shared]), accuracy([b[k] for k in shared]),
-                      only_a, only_b, mcnemar_exact(only_a, only_b))
-
-
-def paired_tests(outcomes: Mapping[str, Mapping], condition: str = "all") -> list[PairedTest]:
-    """Every pair of models (in the given order) with at least one shared item.
-
-    ``outcomes``: model -> {item key: right?}."""
-    out = []
-    for ma, mb in combinations(list(outcomes), 2):
-        t = paired_test(outcomes[ma], outcomes[mb], model_a=ma, model_b=mb, condition=condition)
-        if t.n:
-            out.append(t)
-    return out
 
 
 def pearson(x: Iterable[float], y: Iterable[float]) -> float:

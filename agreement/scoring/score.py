@@ -1,4 +1,4 @@
-"""Scoring agreement items with language models: the :class:`ScoredItem` record,
+"""Scoring agreement items with language models: the :class:`ScoredTable` of scored rows,
 :func:`score_items`, model specifications (``--model [GROUP=]DIR``) and the
 scored ``items.tsv``.
 
@@ -30,7 +30,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from tqdm import tqdm
@@ -43,7 +43,7 @@ from formats.detok import space_after as rule_spacing
 from formats.items import Item
 from formats.files import rooted
 from formats.testsets.papertab import freq_baseline, scores_from_column
-from formats.scored import ScoredItem
+from formats.scored import ScoredTable
 from lm.base import TargetQuery, Words, load_model, read_config
 from lm.gguf_load import load_gguf
 from lm.hf_load import _check_dir  # light: transformers is imported only to load
@@ -166,8 +166,8 @@ def load_scorers(specs: Sequence[ModelSpec], **options):
 def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: bool = False,
                 groups: Mapping[str, str] | None = None,
                 chunk_size: int = CHUNK_SIZE, testsets: Sequence[str] | None = None,
-                method: str = "target", on_words: Callable | None = None) -> list[ScoredItem]:
-    """Score every item with every scorer; returns model-major ``ScoredItem`` records.
+                method: str = "target", on_words: Callable | None = None) -> ScoredTable:
+    """Score every item with every scorer; returns the model-major scored rows.
 
     ``groups`` maps scorer name -> group label (default: the scorer's kind);
     ``testsets`` gives each item's TESTSET label (aligned with ``items``).
@@ -192,22 +192,23 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
                              f"({len(items)} items, models: {', '.join(s.name for s in scorers)})")
         items, testsets = [items[i] for i in keep], [testsets[i] for i in keep]
         oov = {name: [flags[i] for i in keep] for name, flags in oov.items()}
-    out: list[ScoredItem] = []
+    out: list[ScoredTable] = []
     for scorer in scorers:
         differ = piece_flags(items, scorer)
         group = groups.get(scorer.name) or scorer.kind or scorer.name
         bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item",
                    disable=not log.isEnabledFor(logging.INFO))
+        logps = []
         for start in range(0, len(items), chunk_size):
             batch = items[start:start + chunk_size]
-            logp = score_chunk(scorer, batch, method, on_words, testsets[start:start + chunk_size])
-            for j, it in enumerate(batch):
-                out.append(ScoredItem(it, scorer.name, group, scorer.kind, float(logp[j, 0]),
-                                      float(logp[j, 1]), oov[scorer.name][start + j],
-                                      testsets[start + j], method, differ[start + j]))
+            logps.append(score_chunk(scorer, batch, method, on_words, testsets[start:start + chunk_size]))
             bar.update(len(batch))
         bar.close()
-    return out
+        logp = np.concatenate(logps).astype(float) if logps else np.empty((0, 2))
+        out.append(ScoredTable.of_items(items, model=scorer.name, group=group, kind=scorer.kind,
+                                        logp_correct=logp[:, 0], logp_wrong=logp[:, 1], oov=oov[scorer.name],
+                                        testset=testsets, method=method, pieces_differ=differ))
+    return ScoredTable.concat(out)
 
 
 def score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) -> np.ndarray:
@@ -297,7 +298,7 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
                    method: str = "target", on_words: Callable | None = None,
                    scoring: dict | None = None, score_models: Callable | None = None,
-                   predictions: list | None = None, **load_options) -> list[ScoredItem]:
+                   predictions: list | None = None, **load_options) -> ScoredTable:
     """Score loaded test sets (``formats.testsets.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
     adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
@@ -323,7 +324,7 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     suites = [(ts.label, s) for ts in testsets for s in ts.suites]
     if predictions is not None and suites and specs:
         predictions += suite_predictions(suites, specs, **load_options)
-    extra: list[ScoredItem] = []
+    extra: list[ScoredTable] = []
     for ts in testsets:
         if from_outputs and ts.table is None:
             raise AgreeError(f"--from-outputs needs a paper .tab file with model columns; "
@@ -332,20 +333,20 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
             raise AgreeError(f"{ts.label}: a paper .tab's model columns are target-method scores; "
                              "use --method target with --from-outputs")
         for column in from_outputs:
-            extra += scores_from_column(ts.table, column, ts.label)
+            extra.append(scores_from_column(ts.table, column, ts.label))
         if ts.table is not None and method == "target":  # freq is a target-method baseline
-            extra += freq_baseline(ts.table, ts.label)
+            extra.append(freq_baseline(ts.table, ts.label))
+    extra = ScoredTable.concat(extra)
     if require_in_vocab and specs:  # outputs join the models on the items they kept
-        kept = {s.key for s in scored}
-        extra = [s for s in extra if s.key in kept]
-    if not scored and not extra:
+        extra = extra.subset(np.isin(extra.row_keys(), scored.row_keys()))
+    if not len(scored) and not len(extra):
         raise AgreeError("nothing to score: give --model DIR or --from-outputs COLUMN")
-    return extra + scored
+    return ScoredTable.concat([extra, scored])
 
 
 def score_in_process(items: Sequence[Item], labels: Sequence[str], specs: Sequence[ModelSpec], *,
                      require_in_vocab: bool, method: str, on_words: Callable | None,
-                     scoring: dict | None, **load_options) -> list[ScoredItem]:
+                     scoring: dict | None, **load_options) -> ScoredTable:
     """Load every model here and score ``items`` (test-set ``labels`` aligned) with
     :func:`score_items`; ``scoring`` receives each model's conventions."""
     scorers = load_scorers(specs, **load_options)
@@ -404,13 +405,3 @@ def piece_flags(items: Sequence[Item], scorer) -> list[bool]:
     for w in {w for it in items for w in (it.correct, it.wrong)}:
         n[w] = len(scorer.word_pieces(w))
     return [n[it.correct] != n[it.wrong] for it in items]
-
-
-def oov_counts(scored: Iterable[ScoredItem]) -> dict[str, dict[str, int]]:
-    """Per model: ``{"items": n, "oov_items": k}``."""
-    counts: dict[str, dict[str, int]] = {}
-    for s in scored:
-        c = counts.setdefault(s.model, {"items": 0, "oov_items": 0})
-        c["items"] += 1
-        c["oov_items"] += int(s.oov)
-    return counts

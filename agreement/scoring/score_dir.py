@@ -26,7 +26,9 @@ from formats.humans import read_humans
 from agreement.scoring.score import parse_model_specs, score_testsets, split_for_method, split_model_value
 from agreement.scoring.span import multiword_note
 from agreement.scoring.syntaxgym import PREDICTIONS_FILE, prediction_table, write_predictions
-from agreement.reporting.summary import main_table, write_report
+from agreement.reporting.score_report import write_report
+from agreement.reporting.summary import summary_dict
+from agreement.reporting.summary_md import main_table
 from agreement.scoring.surprisal import TOKENS_FILE, SurprisalWriter
 from formats.files import resolve_out
 from formats.files import as_given, rooted
@@ -128,8 +130,9 @@ def score_to_dir(run: RunContext, testsets: Sequence[str], models: Sequence[str]
         if predictions:
             write_predictions(tmp / PREDICTIONS_FILE, predictions)
             extra["syntaxgym"] = prediction_table(predictions)
-        summary = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed), testsets=testsets,
+        results = write_report(tmp, scored, humans=index, rng=np.random.default_rng(seed), testsets=testsets,
                                method=o.method, notes=notes, scoring=scoring, **extra)
+        summary = summary_dict(results)
         if plan is not None:
             write_curve(tmp, scored, specs, plan)
         given = [dataclasses.replace(s, directory=run.given(s.directory)) for s in specs]
@@ -143,7 +146,7 @@ def score_to_dir(run: RunContext, testsets: Sequence[str], models: Sequence[str]
                                **({"prediction_rows": len(predictions)} if predictions else {})},
                            scoring=scoring, execution=sharded.describe())
     sharded.finish()
-    return ScoreRun(summary, rows, main_table(summary))
+    return ScoreRun(summary, rows, main_table(results))
 
 
 def _parameters(testsets, specs, o: ScoreOptions, seed: int) -> dict:

@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+import numpy as np
 from tqdm import tqdm
 
 from agreement.errors import AgreeError
@@ -19,7 +20,7 @@ from agreement.scoring.executors.base import Executor
 from agreement.scoring.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
                               items_digest, model_job, shard_tasks, testset_checksums, vocab_key)
 from formats.items import Item
-from formats.scored import ScoredItem
+from formats.scored import ScoredTable, empty
 from lm.base import space_after_of
 from lm.errors import FieldError
 from lm.gguf import choose_engine
@@ -66,7 +67,7 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
                   executor: Executor, store: ShardStore, require_in_vocab: bool = False,
                   method: str = "target", on_words: Callable | None = None,
                   scoring: dict | None = None, run: ShardRun | None = None,
-                  shard_size: int | None = None) -> list[ScoredItem]:
+                  shard_size: int | None = None) -> ScoredTable:
     """Score ``items`` (test-set ``labels`` aligned) with every model of ``jobs`` through
     ``executor``, keeping finished shards in ``store``. ``on_words``, ``scoring`` as for
     :func:`agreement.scoring.score.score_items` / ``score_testsets``; ``run`` receives the counts."""
@@ -86,7 +87,7 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
             raise AgreeError("--require-in-vocab: no item is fully in the vocabulary of every model "
                              f"({len(items)} items, models: {', '.join(j.spec.name for j in jobs)})")
     kept_items, kept_labels = [items[i] for i in keep], [labels[i] for i in keep]
-    out: list[ScoredItem] = []
+    out: list[ScoredTable] = []
     for job in jobs:
         v = vocabs.get(job.key) or _vocab(job, items, digest, method, executor, store)
         tasks = shard_tasks(job, kept_items, method, on_words is not None,
@@ -106,7 +107,7 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
         if scoring is not None:
             scoring[job.spec.name] = {**{k: (x + counts[k] if k in counts else x)
                                          for k, x in v.conventions.items()}, **notes}
-    return out
+    return ScoredTable.concat(out)
 
 
 def _vocab(job: ModelJob, items, digest: str, method: str, executor: Executor, store: ShardStore) -> VocabResult:
@@ -137,7 +138,7 @@ def _score_missing(job: ModelJob, missing: Sequence[ShardTask], total: int, exec
 
 def _records(job: ModelJob, tasks: Sequence[ShardTask], v: VocabResult, oov, differ, labels,
              store: ShardStore, method: str, on_words, out: list) -> dict:
-    """Append the model's ScoredItems (shards in order) to ``out``, hand each shard's
+    """Append the model's scored rows (a table per shard, in order) to ``out``, hand each shard's
     words to ``on_words``; returns the scorer's counts summed over shards and what it
     noted while scoring (conventions that appeared or changed)."""
     name, group = job.spec.name, job.spec.group or v.kind or job.spec.name
@@ -146,9 +147,11 @@ def _records(job: ModelJob, tasks: Sequence[ShardTask], v: VocabResult, oov, dif
     for task in tasks:
         r = store.load_shard(job, task)
         s = task.start
-        for j, it in enumerate(task.items):
-            out.append(ScoredItem(it, name, group, v.kind, float(r.logp[j, 0]), float(r.logp[j, 1]),
-                                  oov[s + j], labels[s + j], method, differ[s + j]))
+        n = len(task.items)
+        logp = np.asarray(r.logp, dtype=float).reshape(n, 2)
+        out.append(ScoredTable.of_items(task.items, model=name, group=group, kind=v.kind,
+                                        logp_correct=logp[:, 0], logp_wrong=logp[:, 1], oov=oov[s:s + n],
+                                        testset=labels[s:s + n], method=method, pieces_differ=differ[s:s + n]))
         if on_words is not None:
             on_words(_Pieces(name, r.pieces or []), task.items, labels[s:s + len(task.items)], r.good, r.bad)
         for k, x in r.counts.items():
@@ -186,9 +189,9 @@ class ShardedScoring:
         self.store: ShardStore | None = None
 
     def __call__(self, items, labels, specs, *, require_in_vocab: bool, method: str,
-                 on_words, scoring, **load_options) -> list[ScoredItem]:
+                 on_words, scoring, **load_options) -> ScoredTable:
         if not specs:
-            return []
+            return empty()
         if load_options.get("carry_state"):
             raise FieldError("{carry_state} reads every item as one stream, in order, in one process: "
                              "it cannot be sharded over workers (leave out {executor} ray)")

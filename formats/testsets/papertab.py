@@ -21,7 +21,7 @@ from pathlib import Path
 
 from formats.errors import AgreeError
 from formats.items import Item
-from formats.scored import ScoredItem
+from formats.scored import ScoredTable, empty
 from formats.tsv import checked_rows, header_of
 from formats.testsets.registry import TestSet, TestSetFormat, register
 
@@ -135,14 +135,16 @@ def _number(text: str | None, path: Path, line: int, column: str) -> float:
 
 
 def scores_from_column(table: PaperTable, column: str, testset: str = ""):
-    """The log-probabilities of a model column as ``ScoredItem`` records (model = column).
+    """The log-probabilities of a model column as scored rows (model = column).
 
     Raises :class:`AgreeError` listing the model columns when ``column`` is absent."""
     if column not in table.model_columns:
         available = ", ".join(table.model_columns) or "none"
         raise AgreeError(f"{table.path}: no model column {column!r} (model columns: {available})")
-    return [ScoredItem(it, column, column, "paper-output", c, w, False, testset)
-            for it, (c, w) in zip(table.items, table.values[column])]
+    values = table.values[column]
+    return ScoredTable.of_items(table.items, model=column, group=column, kind="paper-output",
+                                logp_correct=[c for c, _ in values], logp_wrong=[w for _, w in values],
+                                testset=testset)
 
 
 def freq_baseline(table: PaperTable, testset: str = ""):
@@ -150,10 +152,12 @@ def freq_baseline(table: PaperTable, testset: str = ""):
     wins, a tie is undecidable (reported apart). ``logp_*`` hold natural-log *counts* (unnormalised: the
     corpus size cancels in the comparison). Empty when the file has no ``freq``."""
     if "freq" not in table.values:
-        return []
+        return empty()
     log = lambda n: math.log(n) if n > 0 else float("-inf")
-    return [ScoredItem(it, FREQ_MODEL, FREQ_MODEL, "unigram", log(c), log(w), False, testset)
-            for it, (c, w) in zip(table.items, table.values["freq"])]
+    values = table.values["freq"]
+    return ScoredTable.of_items(table.items, model=FREQ_MODEL, group=FREQ_MODEL, kind="unigram",
+                                logp_correct=[log(c) for c, _ in values], logp_wrong=[log(w) for _, w in values],
+                                testset=testset)
 
 
 # --------------------------------------------------------------------------- registry

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agreement.reporting.analysis.rows import ScoredTable
+from formats.scored import ScoredTable
 from agreement.errors import AgreeError
 from agreement.reporting.stats import bootstrap_ci
 

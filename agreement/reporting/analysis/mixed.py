@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agreement.reporting.analysis.rows import ScoredTable
+from formats.scored import ScoredTable
 
 Z95 = 1.959963984540054
 

@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 from agreement.reporting.analysis.mixed import attractor_effects
-from agreement.reporting.analysis.paired import N_BOOT
 from agreement.reporting.analysis.run import Analysis
 from agreement.reporting.png import pyplot, save_png
+from agreement.reporting.stats import N_BOOT
 from formats.manifest import atomic_write_text
 
 
@@ -30,8 +30,27 @@ def _clean(v):
     return v
 
 
+def _paired(p) -> dict:
+    """analysis.json's record of a paired comparison (its bootstrap fields)."""
+    return {"model_a": p.model_a, "model_b": p.model_b, "rows": p.rows, "items": p.items,
+            "accuracy_a": p.accuracy_a, "accuracy_b": p.accuracy_b, "diff": p.diff, "ci": p.ci,
+            "p_boot": p.p_boot, "mcnemar_p": p.mcnemar_p}
+
+
+def _graded(g) -> dict:
+    """analysis.json's record of a model against the raters (the graded tier's fields)."""
+    return {"model": g.model, "condition": g.condition, "n": g.n, "pearson": g.pearson,
+            "pearson_ci": g.pearson_ci, "spearman": g.spearman, "spearman_ci": g.spearman_ci,
+            "point_biserial": g.point_biserial, "point_biserial_p": g.point_biserial_p}
+
+
 def to_json(result: Analysis) -> str:
-    return json.dumps(_clean(result), indent=2, ensure_ascii=False) + "\n"
+    out = _clean(dataclasses.replace(result, results=None))
+    del out["results"]   # the counts behind ``accuracy``, not a section of analysis.json
+    out["paired"] = _clean([_paired(p) for p in result.paired])
+    for h, record in zip(result.humans, out["humans"]):
+        record["models"] = _clean([_graded(g) for g in h.models])
+    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
 
 def _f(x: float, d: int = 3) -> str:

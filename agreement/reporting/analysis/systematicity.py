@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agreement.reporting.analysis.rows import ScoredTable
+from formats.scored import ScoredTable
 
 SWAP = "swap"
 

@@ -2,8 +2,8 @@
 
 Every figure comes from the one results model (:func:`agreement.reporting.results.build_results`)
 of the scored ``items.tsv`` that ``agree score`` writes (read by
-:func:`formats.scored.read_scored`), joined with the test set's ``items.tsv`` for the
-sentences and the arc direction. Accuracy is the share of items where P(correct form)
+:func:`formats.scored.read_scored` as a :class:`~formats.scored.ScoredTable`), joined with
+the test set's ``items.tsv`` for the sentences and the arc direction. Accuracy is the share of items where P(correct form)
 > P(wrong form) over the decidable items (a tie is undecidable, counted apart), in
 percent, with 95% Wilson intervals. The closing sentence is generated from the figures:
 it names the ordering of the models on nonce items with attractors, the items the
@@ -11,16 +11,19 @@ paper's argument rests on (Gulordava et al. 2018, section 5).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import numpy as np
+
 from agreement.errors import AgreeError
 from agreement.reporting.results import ATTRACTED, Count, Results, build_results
-from agreement.reporting.summary import md_table
+from agreement.reporting.summary_md import md_table
 from formats.items import Item, read_items
-from formats.scored import ScoredItem, read_scored
+from formats.scored import read_scored
 REPORT_FILE = "report.md"
 ORIGINAL, NONCE = "original", "nonce"
 #: attractor counts from this value up share one row
@@ -248,16 +251,17 @@ def demo_results(inputs: ReportInputs) -> tuple[Results, dict[tuple, Item]]:
     each construction and the example), and the items by (item_id, variant)."""
     items = {(it.item_id, it.variant): it for it in read_items(inputs.testset)}
     kinds = {m.name: m.kind for m in inputs.models}
-    scored = []
-    for r in read_scored(inputs.scored):
-        item = items.get((r.item_id, r.variant))
-        if item is None:
-            raise AgreeError(f"{inputs.scored}: item {r.item_id} variant {r.variant} is not in {inputs.testset}")
-        scored.append(ScoredItem(item, r.model, r.group, kinds.get(r.model, ""), r.logp_correct,
-                                 r.logp_wrong, r.oov, r.testset, r.method))
-    if not scored:
+    table = read_scored(inputs.scored)
+    if not len(table):
         raise AgreeError(f"{inputs.scored}: no scored rows")
-    return build_results(scored), items
+    joined = np.empty(len(table), dtype=object)
+    for i, key in enumerate(zip(table.item_id.tolist(), table.variant.tolist())):
+        joined[i] = items.get(key)
+        if joined[i] is None:
+            raise AgreeError(f"{inputs.scored}: item {key[0]} variant {key[1]} is not in {inputs.testset}")
+    direction = np.array([it.direction for it in joined], dtype=object)
+    kind = np.array([kinds.get(m, "") for m in table.model.tolist()], dtype=object)
+    return build_results(dataclasses.replace(table, items=joined, direction=direction, kind=kind)), items
 
 
 def write_demo_report(inputs: ReportInputs, report_path: str | os.PathLike) -> Results:
