@@ -35,11 +35,11 @@ CONFIG_FILE = "config.json"
 #: kind -> module that registers it (imported lazily so that scoring a KenLM
 #: model does not import torch, and vice versa).
 _BACKEND_MODULES = {
-    "lstm": "lm.neural",
-    "transformer": "lm.neural",
-    "kn5": "lm.kenlm_backend",
+    "lstm": "lm.neural.scorer",
+    "transformer": "lm.neural.scorer",
+    "kn5": "lm.kenlm.scorer",
     "unigram": "lm.unigram",
-    "hf": "lm.hf_load",  # a Hugging Face save_pretrained directory (see read_config)
+    "hf": "lm.hf.load",  # a Hugging Face save_pretrained directory (see read_config)
 }
 _LOADERS: dict[str, Callable[..., "Scorer"]] = {}
 
@@ -203,7 +203,7 @@ def read_config(model_dir: str | os.PathLike) -> dict:
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise LMError(f"{path}: unreadable model config ({e})") from None
     if isinstance(config, dict) and "kind" not in config and "model_type" in config:
-        return {**config, "kind": "hf"}  # Hugging Face's config.json: lm.hf_load reads it
+        return {**config, "kind": "hf"}  # Hugging Face's config.json: lm.hf.load reads it
     if not isinstance(config, dict) or "kind" not in config:
         raise LMError(f"{path}: neither a model directory of ours (no 'kind') nor a "
                       "Hugging Face model (no 'model_type')")
