@@ -19,12 +19,12 @@ import threading
 
 import click
 
-from agreement.errors import DOMAIN_ERRORS
+from agreement.errors import DomainError
 from formats.distribution import DISTRIBUTION
 # the version from formats, not agreement/__init__.py: a clashing `agreement`
 # distribution installed over ours replaces that file, and `agree doctor` must still run
 from formats.manifest import AGREE_VERSION
-from lm.errors import FieldError, Terminated, TrainingInterrupted
+from lm.errors import Terminated, TrainingInterrupted
 
 #: command name -> (module, function). Order is the order of ``agree --help``.
 COMMANDS = {
@@ -77,7 +77,7 @@ class AgreeGroup(click.Group):
                 raise
             click.echo("Interrupted", err=True)
             raise click.exceptions.Exit(130) from None
-        except DOMAIN_ERRORS as e:
+        except DomainError as e:
             message = spell_fields(e, self.get_command(ctx, ctx.invoked_subcommand or ""))
             if isinstance(e, TrainingInterrupted):  # Ctrl-C or SIGTERM in train-lm, checkpoint saved
                 what = "Terminated" if e.signum == signal.SIGTERM else "Interrupted"
@@ -109,11 +109,11 @@ def sigterm_raises():
         signal.signal(signal.SIGTERM, old)
 
 
-def spell_fields(e: Exception, command: click.Command | None) -> str:
-    """The error's message; a :class:`lm.errors.FieldError`'s fields (the library's
+def spell_fields(e: DomainError, command: click.Command | None) -> str:
+    """The error's message; a template message's fields (:mod:`treebanks.errors`: the library's
     names, ``vocab_size``) written as the running command's options (``--vocab-size``),
     found by the parameter names the options carry (``--emb`` sets ``emb_size``)."""
-    if not isinstance(e, FieldError):
+    if not e.fields:
         return str(e)
     flags = _option_flags(command)
     return e.spelled(lambda name: flags.get(name, name))

@@ -5,7 +5,7 @@ The points of a curve are model directories with a training position:
 - a run directory of ``agree train-lm --snapshot-every`` stands for its snapshots
   (``OUT/snapshots/step-*``; the final model is not a point: its weights are the best
   validation's, not those of one step); a hole in the series is an error
-  (:func:`lm.snapshots.check_series`);
+  (:func:`lm.training.snapshots.check_series`);
 - any model directory (or GGUF file) whose position can be read: our config.json
   ``metrics`` (``steps``, ``tokens_seen``), a Hugging Face Trainer's
   ``trainer_state.json`` (``global_step``, ``num_input_tokens_seen``), or the
@@ -39,7 +39,7 @@ from agreement.errors import AgreeError
 from agreement.options import log
 from agreement.score import split_model_value
 from formats.manifest import as_given
-from lm.snapshots import check_series, list_snapshots
+from lm.training.snapshots import check_series, list_snapshots
 
 #: learning_curve.tsv's columns, one row per (series, snapshot, condition, breakdown, value)
 COLUMNS = ("series", "snapshot", "order", "step", "tokens_seen", "valid_ppl", "condition",

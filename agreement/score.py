@@ -44,8 +44,8 @@ from formats.manifest import rooted
 from formats.testsets.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredItem
 from lm.base import TargetQuery, Words, load_model, read_config
-from lm.gguf_load import load_gguf
-from lm.hf_load import _check_dir  # light: transformers is imported only to load
+from lm.gguf.load import load_gguf
+from lm.hf.load import _check_dir  # light: transformers is imported only to load
 
 #: the scoring methods (see the module docstring)
 METHODS = ("target", "sentence")

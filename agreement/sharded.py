@@ -22,7 +22,7 @@ from formats.items import Item
 from formats.scored import ScoredItem
 from lm.base import space_after_of
 from lm.errors import FieldError
-from lm.gguf import choose_engine
+from lm.gguf.header import choose_engine
 
 #: load options that change a model's scores (part of its shards' checksums)
 SCORED_OPTIONS = ("batch_size", "device", "dtype", "engine", "threads", "carry_state", "convention")

@@ -1,6 +1,6 @@
 """The ``--out`` policy of every command, in one place.
 
-(``formats.manifest`` builds its ``atomic_output_dir`` on it; ``lm.train`` uses it
+(``formats.manifest`` builds its ``atomic_output_dir`` on it; ``lm.training.train`` uses it
 for ``OUT`` and ``OUT.partial``.)
 
 The rules, so that nothing a user did not ask agree to replace is ever lost:

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from lm.base import load_model
-from lm.train import train_lm
+from lm.training.train import train_lm
 from test_train import make_corpus
 
 ROOT = Path(__file__).resolve().parents[1]

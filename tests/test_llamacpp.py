@@ -1,4 +1,4 @@
-"""The llama.cpp engine (lm/llamacpp.py) on the real SmolLM2-135M Q4_1 file:
+"""The llama.cpp engine (lm/gguf/llamacpp.py) on the real SmolLM2-135M Q4_1 file:
 conventions against llama-cpp-python's own one-sequence API, batch invariance,
 over-long items, bad files. Skipped when llama-cpp-python or the file is absent."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tests.gguf_fixtures import smol_path, tiny_gguf
 
 llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (agree-bench[gguf]) is not installed")
 
-from lm.llamacpp import load_llamacpp  # noqa: E402  (after the skip)
+from lm.gguf.llamacpp import load_llamacpp  # noqa: E402  (after the skip)
 
 #: the engine at batch size 1 (one sequence per decode, no shared prefix) against
 #: llama-cpp-python's own one-sequence API: the same computation (measured 0).

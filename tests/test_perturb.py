@@ -472,11 +472,11 @@ def test_subword_model_keeps_whole_word_pieces(tmp_path):
 @pytest.mark.parametrize("kind, tied, max_len", [("lstm", False, 128), ("lstm", True, 128),
                                                  ("transformer", False, 7)])
 def test_embeddings_of_the_project_models(tmp_path, kind, tied, max_len):
-    """lm.models networks, saved as `agree train-lm` saves them: the vectors are the
+    """lm.neural.models networks, saved as `agree train-lm` saves them: the vectors are the
     input embedding (``embedding.weight``), not the decoder nor the positions."""
     from dataclasses import asdict
 
-    from lm.models import LMConfig, build_model
+    from lm.neural.models import LMConfig, build_model
     vocab = ["<eos>", "<unk>", "a", "b", "c", "d", "e"]
     config = LMConfig(kind=kind, vocab_size=len(vocab), emb_size=8, hidden_size=8, layers=1,
                       tied=tied, heads=2, max_len=max_len)

@@ -15,7 +15,7 @@ import torch
 from conftest import run_agree
 from lm.base import load_model
 from lm.errors import LMError
-from lm.released import load_released
+from lm.neural.released import load_released
 
 # The released recipe's model.py, reduced to what the pickle records.
 MODEL_PY = textwrap.dedent("""

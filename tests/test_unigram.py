@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from lm.base import load_model
-from lm.corpus import prepare_corpus, read_counts
+from lm.corpus.prepare import prepare_corpus, read_counts
 from lm.errors import LMError
 from lm.unigram import UnigramScorer, train_unigram
 

@@ -5,8 +5,8 @@ import click
 
 from agreement.options import CPUS, LANG, PROBABILITY, SIZE, invocation_argv, log, out_option, quiet_option, \
     seed_option, warn
-from lm.corpus import corpus_to_dir
-from lm.tokenize import lang_warning
+from lm.corpus.prepare import corpus_to_dir
+from lm.corpus.tokenize import lang_warning
 
 
 @click.command()

@@ -33,7 +33,7 @@ def import_model(fmt, checkpoint, vocab, out, force, quiet):
         --vocab vocab.txt --out runs/gulordava-en
       agree score ../shared/data/colorlessgreen/English/generated --model runs/gulordava-en --out s
     """
-    from lm.released import import_released  # lazy: heavy (torch), loaded only when this command runs
+    from lm.neural.released import import_released  # lazy: heavy (torch), loaded only when this command runs
 
     with atomic_output_dir(out, "import-model", [checkpoint, vocab], force, quiet) as tmp:
         config = import_released(checkpoint, vocab, tmp)

@@ -7,7 +7,7 @@ import click
 from tqdm import tqdm
 
 from agreement.options import CPUS, log, quiet_option
-from lm.kenlm_build import build_kenlm
+from lm.kenlm.build import build_kenlm
 
 
 @click.group()
