@@ -398,7 +398,8 @@ def test_convention_errors_name_the_options(tiny, tmp_path):
 
 
 def test_bf16_is_reported_native_or_emulated(tiny, tmp_path, monkeypatch):
-    from lm import device, hf_base
+    from lm import device
+    from lm.hf import base as hf_base
 
     info = tmp_path / "cpuinfo"
     info.write_text("processor\t: 0\nflags\t\t: fpu avx2 fma\n")
