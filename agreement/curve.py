@@ -37,7 +37,7 @@ from typing import Sequence
 
 from agreement.errors import AgreeError
 from agreement.options import log
-from agreement.score import split_model_value
+from lm.loaders import split_model_value
 from formats.manifest import as_given
 from lm.training.snapshots import check_series, list_snapshots
 

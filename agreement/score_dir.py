@@ -24,7 +24,8 @@ from agreement.sharded import ShardedScoring
 from agreement.humans import HumanIndex, check_coverage
 from formats.humans import read_humans
 from agreement.options import log, warn
-from agreement.score import parse_model_specs, score_testsets, split_for_method, split_model_value
+from agreement.score import score_testsets, split_for_method
+from lm.loaders import parse_model_specs, split_model_value
 from agreement.span import multiword_note
 from agreement.syntaxgym import PREDICTIONS_FILE, prediction_table, write_predictions
 from agreement.summary import main_table, write_report

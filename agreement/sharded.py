@@ -22,7 +22,7 @@ from formats.items import Item
 from formats.scored import ScoredItem
 from lm.base import space_after_of
 from lm.errors import FieldError
-from lm.gguf.header import choose_engine
+from lm.loaders import resolve_engine
 
 #: load options that change a model's scores (part of its shards' checksums)
 SCORED_OPTIONS = ("batch_size", "device", "dtype", "engine", "threads", "carry_state", "convention")
@@ -45,8 +45,9 @@ def model_jobs(specs, executor: Executor, load_options: dict, quiet: bool = Fals
         options = dict(load_options)
         if executor.threads is not None:
             options["threads"] = executor.threads
-        if spec.kind == "gguf":
-            options["engine"] = choose_engine(spec.directory, options.get("engine") or "auto", quiet=quiet)
+        engine = resolve_engine(spec, options.get("engine"), quiet=quiet)
+        if engine is not None:
+            options["engine"] = engine
         scored = {k: options.get(k) for k in SCORED_OPTIONS}
         jobs.append(model_job(spec, options, executor.threads, scored))
     return jobs

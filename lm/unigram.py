@@ -34,7 +34,8 @@ from typing import Sequence
 
 import numpy as np
 
-from lm.base import CONFIG_FILE, Scorer, register
+from lm.base import CONFIG_FILE, Scorer
+from lm.loaders import register
 from formats.files import sha256_of
 from formats.vocab import VOCAB_CHECKSUM
 from formats.vocab import EOS, read_vocab
@@ -132,8 +133,8 @@ class UnigramScorer(Scorer):
         return self.counts[self.index.get(word, 1)]
 
 
-def load_unigram(model_dir: Path, config: dict, **options) -> UnigramScorer:
-    """Loader registered for kind ``unigram``; options are ignored."""
+def load_unigram(model_dir: Path, config: dict) -> UnigramScorer:
+    """Loader registered for kind ``unigram`` (see :func:`lm.loaders.load_model`): no options."""
     model_dir = Path(model_dir)
     vocab = read_vocab(model_dir / "vocab.txt")
     if config.get("vocab_size", len(vocab)) != len(vocab):

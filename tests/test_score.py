@@ -12,7 +12,8 @@ from formats.testsets import detect_testset, load_testset
 from formats.testsets.papertab import FREQ_MODEL, freq_baseline, read_paper_tab, scores_from_column
 from formats.items import Item, write_items
 from formats.scored import SCORED_COLUMNS, ScoredItem, condition, write_scored
-from agreement.score import parse_model_specs, score_items
+from agreement.score import score_items
+from lm.loaders import parse_model_specs
 from lm.base import Scorer
 from lm.errors import LMError
 

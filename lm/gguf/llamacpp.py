@@ -121,7 +121,7 @@ class LlamaCppScorer(Scorer):
 
     def __init__(self, path: str | os.PathLike, *, batch_size: int | None = None,
                  share_prefix: bool = True, n_ctx: int = 512, threads: int | None = None,
-                 device: str | None = None, convention: str = DEFAULT, **_ignored):
+                 device: str | None = None, convention: str = DEFAULT):
         self.path = Path(path)
         self.info = read_gguf_info(self.path)
         self.name = self.path.stem
@@ -365,7 +365,9 @@ class LlamaCppScorer(Scorer):
         }
 
 
-def load_llamacpp(path: str | os.PathLike, **options) -> LlamaCppScorer:
-    """Load a GGUF file with llama.cpp (``options``: batch_size, share_prefix, n_ctx,
-    threads, device; others are ignored)."""
-    return LlamaCppScorer(path, **options)
+def load_llamacpp(path: str | os.PathLike, *, batch_size: int | None = None, share_prefix: bool = True,
+                  n_ctx: int = 512, threads: int | None = None, device: str | None = None,
+                  convention: str = DEFAULT) -> LlamaCppScorer:
+    """Load a GGUF file with llama.cpp (the options: :class:`LlamaCppScorer`'s)."""
+    return LlamaCppScorer(path, batch_size=batch_size, share_prefix=share_prefix, n_ctx=n_ctx,
+                          threads=threads, device=device, convention=convention)

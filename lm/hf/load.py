@@ -7,7 +7,7 @@ Three ways in, all offline (``local_files_only=True``; nothing is fetched):
   ``architectures`` (``...ForMaskedLM`` -> :class:`lm.hf.masked.HFMaskedScorer`,
   anything else -> :class:`lm.hf.causal.HFCausalScorer`). A plain model directory
   whose config.json has ``model_type`` and no ``kind`` is such a directory
-  (:func:`lm.base.read_config` maps it to kind ``hf``).
+  (:func:`lm.loaders.read_config` maps it to kind ``hf``).
 * ``load_gguf_transformers(FILE.gguf)``: transformers' own GGUF reader
   (``from_pretrained(dir, gguf_file=name)``, which dequantises to the chosen
   dtype); the file's sha256 goes into the scorer's conventions.
@@ -23,20 +23,15 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 from pathlib import Path
 
-from lm.base import register
 from lm.errors import LMError
+from lm.hf.files import check_hf_dir, hf_architecture
+from lm.loaders import register
 from formats.files import sha256_of
 
 INSTALL_HINT = "pip install 'agree-bench[hf]'"
 DTYPES = ("float32", "bfloat16", "float16")
-#: files of which a save_pretrained directory needs at least one (tokenizer, weights)
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt",
-                   "spiece.model", "sentencepiece.bpe.model")
-WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
-                "pytorch_model.bin.index.json")
 
 
 def _transformers(what: str):
@@ -63,38 +58,11 @@ def _first_line(e: Exception) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
-def hf_architecture(config: dict) -> str:
-    """``"masked"`` or ``"causal"`` from a Hugging Face config.json dict."""
-    archs = config.get("architectures") or []
-    return "masked" if any(str(a).endswith("ForMaskedLM") for a in archs) else "causal"
-
-
-def _check_dir(path: Path) -> dict:
-    if not path.is_dir():
-        raise LMError(f"{path}: no such model directory")
-    cfg = path / "config.json"
-    if not cfg.is_file():
-        raise LMError(f"{path}: not a Hugging Face model directory (no config.json)")
-    try:
-        config = json.loads(cfg.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise LMError(f"{cfg}: unreadable model config ({e})") from None
-    if not isinstance(config, dict) or "model_type" not in config:
-        raise LMError(f"{cfg}: not a Hugging Face model config (no 'model_type')")
-    if not any((path / f).is_file() for f in TOKENIZER_FILES):
-        raise LMError(f"{path}: tokenizer missing (no tokenizer.json or other tokenizer file "
-                      "in the directory; save it with tokenizer.save_pretrained)")
-    if not any((path / f).is_file() for f in WEIGHT_FILES):
-        raise LMError(f"{path}: weights missing (no model.safetensors or pytorch_model.bin)")
-    return config
-
-
 def load_hf_dir(path, *, device: str = "auto", dtype: str = "float32",
-                batch_size: int | None = None, convention: str = "agree", threads: int | None = None,
-                **_ignored):
+                batch_size: int | None = None, convention: str = "agree", threads: int | None = None):
     """A local ``save_pretrained`` directory as a causal or masked scorer."""
     path = Path(path)
-    config = _check_dir(path)
+    config = check_hf_dir(path)
     tf = _transformers(str(path))
     masked = hf_architecture(config) == "masked"
     auto = tf.AutoModelForMaskedLM if masked else tf.AutoModelForCausalLM
@@ -112,7 +80,7 @@ def load_hf_dir(path, *, device: str = "auto", dtype: str = "float32",
 
 def load_gguf_transformers(path, *, device: str = "auto", dtype: str = "float32",
                            batch_size: int | None = None, convention: str = "agree",
-                           threads: int | None = None, **_ignored):
+                           threads: int | None = None):
     """A GGUF file through transformers' GGUF loader (dequantised to ``dtype``)."""
     path = Path(path)
     if not path.is_file():
@@ -182,7 +150,7 @@ def hf_word_vectors(path) -> tuple[list[str], "object"]:
     ``##``) and is not special; its vector is that token's input embedding. Words
     of several pieces have none."""
     path = Path(path)
-    _check_dir(path)
+    check_hf_dir(path)
     tf = _transformers(str(path))
     try:
         tokenizer = tf.AutoTokenizer.from_pretrained(path, local_files_only=True)
@@ -211,20 +179,24 @@ def hf_word_vectors(path) -> tuple[list[str], "object"]:
     return words, matrix[rows]
 
 
-def _load_registered(model_dir: Path, config: dict, **options):
+def _load_registered(model_dir: Path, config: dict, *, engine: str | None = None, device: str = "auto",
+                     dtype: str = "float32", batch_size: int | None = None, convention: str = "agree",
+                     threads: int | None = None):
     """Loader for kind ``hf`` (a directory whose config.json has ``model_type``): on
-    transformers, or on vLLM with ``engine="vllm"``."""
-    if options.get("engine") == "vllm":
-        return load_vllm_dir(model_dir, **options)
-    return load_hf_dir(model_dir, **options)
+    transformers, or on vLLM with ``engine="vllm"`` (its threads are vLLM's own)."""
+    if engine == "vllm":
+        return load_vllm_dir(model_dir, dtype=dtype, device=device, batch_size=batch_size,
+                             convention=convention)
+    return load_hf_dir(model_dir, device=device, dtype=dtype, batch_size=batch_size,
+                       convention=convention, threads=threads)
 
 
 def load_vllm_dir(path, *, dtype: str = "float32", device: str = "auto", batch_size: int | None = None,
-                  convention: str = "agree", **_ignored):
+                  convention: str = "agree"):
     """A local causal ``save_pretrained`` directory on vLLM (:mod:`lm.hf.vllm_engine`); its
     tokenizer, read here, gives the pieces and the word-start tokens."""
     path = Path(path)
-    if hf_architecture(_check_dir(path)) == "masked":
+    if hf_architecture(check_hf_dir(path)) == "masked":
         raise LMError(f"{path}: a masked model; vLLM scores causal models (use --engine transformers)")
     from lm.hf.vllm_engine import load_vllm  # lazy: vLLM is an optional extra
 

@@ -29,7 +29,8 @@ from typing import Sequence
 
 import numpy as np
 
-from lm.base import Scorer, register
+from lm.base import Scorer
+from lm.loaders import register
 from lm.errors import FieldError, LMError
 from lm.training.trainers import Trainer, TrainRun, register_trainer
 from formats.files import sha256_of
@@ -153,7 +154,7 @@ class KenLMScorer(Scorer):
 
     kind = "kn5"
 
-    def __init__(self, model_dir: Path, config: dict, **_options):
+    def __init__(self, model_dir: Path, config: dict):
         import kenlm  # imported here so that `agree` does not need it to start
 
         path = Path(model_dir) / MODEL_FILE
@@ -232,8 +233,9 @@ class KenLMScorer(Scorer):
         return math.exp(-total / count), count
 
 
-def load_kn5(model_dir: Path, config: dict, **options) -> KenLMScorer:
-    return KenLMScorer(model_dir, config, **options)
+def load_kn5(model_dir: Path, config: dict) -> KenLMScorer:
+    """Loader registered for kind ``kn5`` (see :func:`lm.loaders.load_model`): no options."""
+    return KenLMScorer(model_dir, config)
 
 
 register("kn5", load_kn5)

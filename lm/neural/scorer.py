@@ -50,7 +50,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lm.base import CONFIG_FILE, Scorer, register
+from lm.base import CONFIG_FILE, Scorer
+from lm.loaders import register
 from lm.device import resolve_device
 from formats.vocab import read_vocab
 from lm.neural.checkpoint import load_failure
@@ -337,9 +338,8 @@ def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
 
 
 def load_neural(model_dir: Path, config: dict, *, device: str = "auto",
-                batch_size: int = 512, carry_state: bool = False, word_end: bool = True,
-                **_ignored) -> NeuralScorer:
-    """Loader registered for kinds "lstm" and "transformer" (see :func:`lm.base.load_model`)."""
+                batch_size: int = 512, carry_state: bool = False, word_end: bool = True) -> NeuralScorer:
+    """Loader registered for kinds "lstm" and "transformer" (see :func:`lm.loaders.load_model`)."""
     model_dir = Path(model_dir)
     model = load_network(model_dir, config)
     vocab = read_vocab(model_dir / VOCAB_FILE, strict=False)

@@ -9,7 +9,7 @@ choices and its presets from here, so adding an architecture touches neither.
 The functions are named as ``"module:function"`` and imported only when a model is
 trained: listing the architectures (``agree train-lm --help``) never imports torch.
 The modules that register are listed in :data:`_TRAINER_MODULES` (imported lazily,
-as :data:`lm.base._BACKEND_MODULES` are).
+as :data:`lm.loaders._BACKEND_MODULES` are).
 """
 from __future__ import annotations
 
