@@ -110,21 +110,29 @@ def sigterm_raises():
 
 
 def spell_fields(e: DomainError, command: click.Command | None) -> str:
-    """The error's message; a template message's fields (:mod:`treebanks.errors`: the library's
-    names, ``vocab_size``) written as the running command's options (``--vocab-size``),
-    found by the parameter names the options carry (``--emb`` sets ``emb_size``)."""
+    """The error's message; a template message's fields (:mod:`treebanks.errors`: the
+    library's names, ``vocab_size``) written as the running command's options
+    (``--vocab-size``), found by the parameter names the options carry (``--emb`` sets
+    ``emb_size``) or by the options' own names; a field the running command has no
+    option for is spelled as the option of another command that has one (a message
+    may point to ``agree train-lm --snapshot-every``)."""
     if not e.fields:
         return str(e)
     flags = _option_flags(command)
+    if any(name not in flags for name in e.fields):
+        flags = {**_option_flags(cli), **flags}
     return e.spelled(lambda name: flags.get(name, name))
 
 
 def _option_flags(command: click.Command | None) -> dict[str, str]:
-    """parameter name -> first flag, of a command and (a group: ``agree setup``) its
-    subcommands."""
-    flags = {p.name: p.opts[0] for p in getattr(command, "params", ()) if isinstance(p, click.Option)}
-    for sub in getattr(command, "commands", {}).values():
-        flags.update(_option_flags(sub))
+    """parameter name (and each long option's own name, ``from_outputs``) -> first flag,
+    of a command and (a group: ``agree setup``, ``agree`` itself) its subcommands."""
+    options = [p for p in getattr(command, "params", ()) if isinstance(p, click.Option)]
+    flags = {o[2:].replace("-", "_"): p.opts[0] for p in options for o in p.opts if o.startswith("--")}
+    flags.update({p.name: p.opts[0] for p in options})
+    if isinstance(command, click.Group):
+        for name in command.list_commands(None):
+            flags.update(_option_flags(command.get_command(None, name)))
     return flags
 
 

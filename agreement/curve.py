@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Sequence
 
 from agreement.errors import AgreeError
+from treebanks.errors import literal
 from agreement.options import log
 from lm.loaders import split_model_value
 from formats.manifest import as_given
@@ -96,7 +97,8 @@ def _count(text: str) -> int:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value != int(value) or value < 0:
-        raise AgreeError(f"--model: {text!r} is not a whole number (a step or token count)")
+        raise AgreeError(f"{{models}}: {literal(repr(text))} is not a whole number (a step or token count)",
+                         fields=True)
     return int(value)
 
 
@@ -152,10 +154,11 @@ def plan_curve(values: Sequence[str], root: str | os.PathLike | None = None,
         series, given, spec = _split_value(value)
         group, scheme, paths = split_model_value(spec, root)
         if group:        # a GROUP= left after the position: SERIES=step=N:DIR is the order
-            raise AgreeError(f"--model {value}: write the series first: SERIES=step=N:DIR")
+            raise AgreeError(f"{{models}} {literal(value)}: write the series first: SERIES=step=N:DIR",
+                             fields=True)
         if given is not None and len(paths) != 1:
-            raise AgreeError(f"--model {value}: a position given for {len(paths)} models; give "
-                             "each its own --model 'step=N:DIR'")
+            raise AgreeError(f"{{models}} {literal(value)}: a position given for {len(paths)} models; "
+                             "give each its own {models} 'step=N:DIR'", fields=True)
         for path in paths:
             shown = str(as_given(path, root))
             snapshots = list_snapshots(path) if not scheme and given is None else []
@@ -188,9 +191,9 @@ def _series_points(series: str, members, root, quiet: bool) -> list[Point]:
         found.append((value, str(rooted_path), given or training_position(rooted_path)))
     lacking = [v for v, _, pos in found if pos is None]
     if lacking and len(lacking) < len(found):
-        raise AgreeError(f"curve {series}: no training position for {', '.join(lacking)} while "
-                         f"the other models of the series have one; give it as "
-                         f"--model 'step=N:DIR' (or name the series apart: SERIES=DIR)")
+        raise AgreeError(f"curve {literal(series)}: no training position for {literal(', '.join(lacking))} "
+                         "while the other models of the series have one; give it as "
+                         "{models} 'step=N:DIR' (or name the series apart: SERIES=DIR)", fields=True)
     if lacking:
         log(f"curve {series}: none of its {len(found)} models carries a training position; "
             "their order as given is taken as the position (1, 2, ...)", quiet)

@@ -31,6 +31,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agreement.errors import AgreeError
+from treebanks.errors import literal
 from agreement.score_checks import check_finite, counted_skips
 from agreement.span import span_logprobs, target_span
 from agreement.syntaxgym import evaluate_suites
@@ -80,8 +81,9 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
     if require_in_vocab and scorers:
         keep = [i for i in range(len(items)) if not any(oov[s.name][i] for s in scorers)]
         if not keep:
-            raise AgreeError("--require-in-vocab: no item is fully in the vocabulary of every model "
-                             f"({len(items)} items, models: {', '.join(s.name for s in scorers)})")
+            raise AgreeError("{require_in_vocab}: no item is fully in the vocabulary of every model "
+                             f"({len(items)} items, models: {literal(', '.join(s.name for s in scorers))})",
+                             fields=True)
         items, testsets = [items[i] for i in keep], [testsets[i] for i in keep]
         oov = {name: [flags[i] for i in keep] for name, flags in oov.items()}
     out: list[ScoredItem] = []
@@ -217,11 +219,11 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     extra: list[ScoredItem] = []
     for ts in testsets:
         if from_outputs and ts.table is None:
-            raise AgreeError(f"--from-outputs needs a paper .tab file with model columns; "
-                             f"{ts.label} is not one ({ts.kind} test set)")
+            raise AgreeError("{from_outputs} needs a paper .tab file with model columns; "
+                             f"{literal(ts.label)} is not one ({ts.kind} test set)", fields=True)
         if from_outputs and method != "target":
-            raise AgreeError(f"{ts.label}: a paper .tab's model columns are target-method scores; "
-                             "use --method target with --from-outputs")
+            raise AgreeError(f"{literal(ts.label)}: a paper .tab's model columns are target-method "
+                             "scores; use {method} target with {from_outputs}", fields=True)
         for column in from_outputs:
             extra += scores_from_column(ts.table, column, ts.label)
         if ts.table is not None and method == "target":  # freq is a target-method baseline
@@ -230,7 +232,7 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
         kept = {s.key for s in scored}
         extra = [s for s in extra if s.key in kept]
     if not scored and not extra:
-        raise AgreeError("nothing to score: give --model DIR or --from-outputs COLUMN")
+        raise AgreeError("nothing to score: give {models} DIR or {from_outputs} COLUMN", fields=True)
     return extra + scored
 
 

@@ -17,6 +17,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from agreement.errors import AgreeError
+from treebanks.errors import literal
 from agreement.curve import plan_curve
 from agreement.curve_report import write_curve
 from agreement.executors import Executor, make_executor
@@ -185,8 +186,8 @@ def _load_sets(testsets, fmt: str, method: str, quiet: bool, root=None, lang: st
                          "(they differ in more than one word, or BLiMP marks them not one-prefix; "
                          "--method sentence scores them)")
             if not kept:
-                raise AgreeError(f"{ts.label}: no pair can be scored with --method target "
-                                 f"({skipped} skipped); use --method sentence")
+                raise AgreeError(f"{literal(ts.label)}: no pair can be scored with {{method}} target "
+                                 f"({skipped} skipped); use {{method}} sentence", fields=True)
             ts = dataclasses.replace(ts, items=tuple(kept))
         log(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items", quiet)
         sets.append(ts)

@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 from tqdm import tqdm
 
 from agreement.errors import AgreeError
+from treebanks.errors import literal
 from agreement.executors.base import Executor
 from agreement.options import log
 from agreement.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
@@ -81,8 +82,9 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
             executor.pause(job)
         keep = [i for i in range(len(items)) if not any(vocabs[j.key].oov[i] for j in jobs)]
         if not keep:
-            raise AgreeError("--require-in-vocab: no item is fully in the vocabulary of every model "
-                             f"({len(items)} items, models: {', '.join(j.spec.name for j in jobs)})")
+            raise AgreeError("{require_in_vocab}: no item is fully in the vocabulary of every model "
+                             f"({len(items)} items, models: {literal(', '.join(j.spec.name for j in jobs))})",
+                             fields=True)
     kept_items, kept_labels = [items[i] for i in keep], [labels[i] for i in keep]
     out: list[ScoredItem] = []
     for job in jobs:

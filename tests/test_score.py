@@ -133,7 +133,7 @@ class TestModelSpecs:
             ("a/model", "a/model", "unigram"), ("b/model", "b/model", "unigram")]
 
     def test_glob_without_match(self, tmp_path):
-        with pytest.raises(AgreeError, match="no directory matches"):
+        with pytest.raises(LMError, match="no directory matches"):  # the spec's layer: lm
             parse_model_specs([f"x={tmp_path}/nothing*"])
 
     def test_not_a_model_directory(self, tmp_path):

@@ -20,6 +20,7 @@ import numpy as np
 
 from agreement.analysis.rows import ScoredTable
 from agreement.errors import AgreeError
+from treebanks.errors import literal
 from agreement.stats import bootstrap_ci
 
 BASELINE_NAMES = {"unigram": ("unigram",), "5-gram": ("kn5",)}
@@ -95,8 +96,8 @@ def challenge_subsets(table: ScoredTable, rng: np.random.Generator,
     models = table.models()
     for ref in reference:
         if ref not in models:
-            raise AgreeError(f"--challenge-model {ref}: no such model among the scored models "
-                             f"({', '.join(models)})")
+            raise AgreeError(f"{{challenge_model}} {literal(ref)}: no such model among the scored "
+                             f"models ({literal(', '.join(models))})", fields=True)
         subset = _wrong_everywhere(table, keys, [ref])
         out.append(ChallengeSubset(f"wrong:{ref}", f"wrong for {ref}", len(subset),
                                    _score(table, keys, subset, rng)))

@@ -56,7 +56,7 @@ from typing import Sequence
 import numpy as np
 
 from lm.base import Scorer, TargetQuery, space_after_of
-from lm.errors import FieldError, LMError
+from lm.errors import FieldError, LMError, literal
 from lm.gguf.header import read_gguf_info
 from lm.gguf.llamacpp_decode import Group, run_groups
 from lm.openings import group_openings
@@ -77,8 +77,8 @@ def _import_llama_cpp(path):
         # imported lazily: a compiled extension, optional (the `agree-bench[gguf]` extra)
         import llama_cpp
     except ImportError:
-        raise LMError(f"{path}: the llama.cpp engine needs llama-cpp-python: "
-                      "pip install 'agree-bench[gguf]' (or use --engine transformers)") from None
+        raise FieldError(f"{literal(path)}: the llama.cpp engine needs llama-cpp-python: "
+                         "pip install 'agree-bench[gguf]' (or use {engine} transformers)") from None
     return llama_cpp
 
 

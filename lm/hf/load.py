@@ -25,7 +25,7 @@ import contextlib
 import io
 from pathlib import Path
 
-from lm.errors import LMError
+from lm.errors import FieldError, LMError, literal
 from lm.hf.files import check_hf_dir, hf_architecture
 from lm.loaders import register
 from formats.files import sha256_of
@@ -197,7 +197,8 @@ def load_vllm_dir(path, *, dtype: str = "float32", device: str = "auto", batch_s
     tokenizer, read here, gives the pieces and the word-start tokens."""
     path = Path(path)
     if hf_architecture(check_hf_dir(path)) == "masked":
-        raise LMError(f"{path}: a masked model; vLLM scores causal models (use --engine transformers)")
+        raise FieldError(f"{literal(path)}: a masked model; vLLM scores causal models "
+                         "(use {engine} transformers)")
     from lm.hf.vllm_engine import load_vllm  # lazy: vLLM is an optional extra
 
     tf = _transformers(str(path))

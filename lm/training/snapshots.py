@@ -116,8 +116,8 @@ def check_series(run_dir: str | Path, snapshots: list[Path]) -> None:
     for path in snapshots:
         n = read_metrics(path).get("snapshot")
         if not isinstance(n, int):
-            raise LMError(f"{path}: not a snapshot of `agree train-lm --snapshot-every` "
-                          "(config.json has no metrics.snapshot)")
+            raise FieldError(f"{literal(path)}: not a snapshot of `agree train-lm {{snapshot_every}}` "
+                             "(config.json has no metrics.snapshot)")
         numbers[n] = path
     made = read_metrics(run_dir).get("snapshots")
     last = made if isinstance(made, int) else max(numbers, default=0)

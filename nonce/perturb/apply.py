@@ -101,7 +101,8 @@ def perturb_to_dir(out: str | os.PathLike, testset: str | os.PathLike, aspect: s
             own = directory / "paradigms.tsv"
             options.update(vectors=vectors, paradigms=paradigms or (str(own) if rooted(root, own).is_file() else None))
         elif vectors or paradigms:
-            raise NonceError(f"{aspect}: --vectors and --paradigms are for the semantic aspect only")
+            raise NonceError(f"{aspect}: {{vectors}} and {{paradigms}} are for the semantic aspect only",
+                             fields=True)
         options = {k: v for k, v in options.items() if v is not None}
         result = perturb(items, aspect, severity, _rooted_files(options, root), seed)
         write_items(tmp / "items.tsv", result.items)
