@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import logging
 
 import pytest
 
@@ -37,18 +38,21 @@ def test_not_gguf(tmp_path):
         read_gguf_info(tmp_path / "absent.gguf")
 
 
-def test_memory_rule(tmp_path, capsys):
+def test_memory_rule(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="lm")  # the choice is logged (the CLI shows it on stderr)
     path = tiny_gguf(tmp_path / "t.gguf")  # 10 weights: 40 bytes in fp32
     both = all(importlib.util.find_spec(m) for m in ("llama_cpp", "transformers"))
     if not both:
         pytest.skip("the auto rule falls back to the installed engine; needs both installed")
     assert choose_engine(path, available=81) == "transformers"
-    assert "engine transformers" in capsys.readouterr().err
+    assert "engine transformers" in caplog.text
+    caplog.clear()
     assert choose_engine(path, available=80) == "llama.cpp"  # 40 is not under half of 80
-    err = capsys.readouterr().err
+    err = caplog.text
     assert "t.gguf: engine llama.cpp" in err and ">= half of" in err
+    caplog.clear()
     assert choose_engine(path, available=80, quiet=True) == "llama.cpp"
-    assert capsys.readouterr().err == ""
+    assert caplog.text == ""
 
 
 def test_explicit_engine_and_bad_name(tmp_path):

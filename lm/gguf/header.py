@@ -17,14 +17,16 @@ runs the quantized weights as they are.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import struct
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lm.errors import FieldError, LMError, literal
+
+log = logging.getLogger(__name__)
 
 GGUF_MAGIC = b"GGUF"
 ENGINES = ("llama.cpp", "transformers")
@@ -226,8 +228,8 @@ def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: i
         why += f"; {choice} is not installed"
         choice = other
     if not quiet:
-        print(f"{info.path.name}: engine {choice} ({info.parameters / 1e6:.0f}M parameters, "
-              f"{info.quantization}; {why})", file=sys.stderr)
+        log.info(f"{info.path.name}: engine {choice} ({info.parameters / 1e6:.0f}M parameters, "
+                 f"{info.quantization}; {why})")
     return choice
 
 

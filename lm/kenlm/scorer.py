@@ -17,6 +17,7 @@ Sentence boundaries: prefixes are scored from KenLM's begin-of-sentence state
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import shutil
@@ -35,6 +36,8 @@ from lm.errors import FieldError, LMError
 from lm.training.trainers import Trainer, TrainRun, register_trainer
 from formats.files import sha256_of
 from formats.vocab import VOCAB_CHECKSUM, read_vocab
+
+log = logging.getLogger(__name__)
 
 UNK = "<UNK>"
 LN10 = math.log(10.0)
@@ -145,7 +148,7 @@ def _run(cmd: list[str], what: str, quiet: bool) -> None:
     if not quiet:
         for line in proc.stderr.splitlines():
             if line.startswith(("=== ", "Unigram tokens", "Memory estimate")):
-                print(f"{what}: {line}", file=sys.stderr)
+                log.info(f"{what}: {line}")
 
 
 class KenLMScorer(Scorer):

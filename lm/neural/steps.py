@@ -3,8 +3,8 @@ objective DistributedDataParallel wraps, one optimizer step, the validation pass
 the SIGINT/SIGTERM flag that turns Ctrl-C into "finish the batch, checkpoint, stop"."""
 from __future__ import annotations
 
+import logging
 import signal
-import sys
 import threading
 
 import torch
@@ -14,6 +14,8 @@ from lm.neural.distributed import DistInfo, agree
 from lm.errors import interrupt_for
 from lm.neural.data import windows
 from lm.neural.softmax_loss import linear_cross_entropy, token_nll
+
+log = logging.getLogger(__name__)
 
 
 class Objective(nn.Module):
@@ -43,8 +45,8 @@ class StopFlag:
             raise interrupt_for(signum)
         self.set, self.signum = True, signum
         if not self.quiet:
-            print("\nstopping after this batch and saving a checkpoint "
-                  "(press Ctrl-C again to stop at once, without one)", file=sys.stderr)
+            log.info("\nstopping after this batch and saving a checkpoint "
+                     "(press Ctrl-C again to stop at once, without one)")
 
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():

@@ -32,6 +32,7 @@ with 2 threads, 8 s with 1).
 """
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sys
@@ -60,6 +61,8 @@ from lm.training.trainers import TrainRun
 from lm.neural.snapshots import restore_series, write_snapshot
 from lm.neural.steps import Objective, StopFlag, evaluate, train_step
 from lm.training.snapshots import Schedule
+
+log = logging.getLogger(__name__)
 
 #: options that may change between an interrupted run and its resumption
 RESUMABLE_CHANGES = ("epochs", "max_steps", "checkpoint_minutes", "device", "threads")
@@ -210,8 +213,7 @@ class _Training:
         if self.schedule is not None:
             self.snapshots = restore_series(self.out_dir, p.step, self.rank0)
         if not self.quiet and self.rank0:
-            print(f"resuming at epoch {p.epoch + 1}, batch {p.batch}, step {p.step}",
-                  file=sys.stderr)
+            log.info(f"resuming at epoch {p.epoch + 1}, batch {p.batch}, step {p.step}")
 
     def set_lr(self, lr: float) -> None:
         self.progress.lr = lr
@@ -248,11 +250,10 @@ class _Training:
             return
         n, o = len(self.starts), self.options
         planned = o.epochs * n if self.max_steps is None else min(o.epochs * n, self.max_steps)
-        print(f"training {human_count(n_parameters(self.model))} parameters: {human_count(planned)} steps "
-              f"({human_count(o.epochs)} epochs of {n:,} batches"
-              + (f", at most {human_count(self.max_steps)} steps" if self.max_steps is not None else "")
-              + f"), {human_count(planned * o.batch_size * self.info.world * self.bptt)} tokens",
-              file=sys.stderr)
+        log.info(f"training {human_count(n_parameters(self.model))} parameters: {human_count(planned)} steps "
+                 f"({human_count(o.epochs)} epochs of {n:,} batches"
+                 + (f", at most {human_count(self.max_steps)} steps" if self.max_steps is not None else "")
+                 + f"), {human_count(planned * o.batch_size * self.info.world * self.bptt)} tokens")
 
     def epoch(self, stop: "StopFlag") -> bool:
         """The batches left of the current epoch; False when max_steps ends it early."""
@@ -353,10 +354,10 @@ class _Training:
         if self.rank0:
             write_log(self.out_dir, p.log)
             if not self.quiet:
-                print(f"epoch {epoch_label}: step {p.step}, train ppl "
-                      f"{math.exp(min(train_loss, 700)):.1f}, "
-                      f"valid ppl {math.exp(min(loss, 700)):.2f}, "
-                      f"lr {p.lr:g}, {tps:.0f} tokens/s", file=sys.stderr)
+                log.info(f"epoch {epoch_label}: step {p.step}, train ppl "
+                         f"{math.exp(min(train_loss, 700)):.1f}, "
+                         f"valid ppl {math.exp(min(loss, 700)):.2f}, "
+                         f"lr {p.lr:g}, {tps:.0f} tokens/s")
         return improved
 
     def tokens_seen(self) -> int:
