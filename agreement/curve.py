@@ -38,7 +38,7 @@ from typing import Sequence
 from agreement.errors import AgreeError
 from treebanks.errors import literal
 from agreement.options import log
-from lm.loaders import split_model_value
+from lm.load import split_model_value
 from formats.manifest import as_given
 from lm.training.snapshots import check_series, list_snapshots
 

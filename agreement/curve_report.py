@@ -179,7 +179,7 @@ def _parse(text: str, kind: str):
 def write_curve(directory: str | Path, scored: Sequence[ScoredItem], specs: Sequence, plan: CurvePlan) -> list[CurveRow]:
     """learning_curve.tsv and .png in ``directory``, and the curve's section inserted
     into its summary.md (before the overall table); ``specs``: the scored models
-    (:class:`lm.loaders.ModelSpec`), matched to the plan's points by directory."""
+    (:class:`lm.load.ModelSpec`), matched to the plan's points by directory."""
     directory = Path(directory)
     name_of = {os.path.abspath(s.directory): s.name for s in specs}
     rows = curve_rows(scored, [(name_of[os.path.abspath(p.path)], p) for p in plan.points])

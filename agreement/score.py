@@ -1,5 +1,5 @@
 """Scoring agreement items with language models: the :class:`ScoredItem` record,
-:func:`score_items` over the models that :mod:`lm.loaders` reads from their specs,
+:func:`score_items` over the models that :mod:`lm.load` reads from their specs,
 and the scored ``items.tsv``.
 
 An item is right for a model when natural-log P(correct | prefix) is strictly
@@ -40,7 +40,7 @@ from formats.items import Item
 from formats.testsets.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredItem
 from lm.base import TargetQuery, Words
-from lm.loaders import ModelSpec, load_model
+from lm.load import ModelSpec, load_model
 
 #: the scoring methods (see the module docstring)
 METHODS = ("target", "sentence")
@@ -50,7 +50,7 @@ CHUNK_SIZE = 1024
 
 
 def load_scorers(specs: Sequence[ModelSpec], *, quiet: bool = False, **options):
-    """Load each model (:func:`lm.loaders.load_model`) as an ``lm.base.Scorer`` named after its spec."""
+    """Load each model (:func:`lm.load.load_model`) as an ``lm.base.Scorer`` named after its spec."""
     return [load_model(spec, quiet=quiet, **options) for spec in specs]
 
 
@@ -193,7 +193,7 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    predictions: list | None = None, **load_options) -> list[ScoredItem]:
     """Score loaded test sets (``formats.testsets.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
-    adds the paper's unigram baseline. ``load_options`` go to ``lm.loaders.load_model``
+    adds the paper's unigram baseline. ``load_options`` go to ``lm.load.load_model``
     (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A
     ``scoring`` dict receives each model's scoring conventions (``Scorer.conventions()``,
     taken after scoring so that counted skips are included) for the manifest.

@@ -26,7 +26,7 @@ from agreement.humans import HumanIndex, check_coverage
 from formats.humans import read_humans
 from agreement.options import log, warn
 from agreement.score import score_testsets, split_for_method
-from lm.loaders import parse_model_specs, split_model_value
+from lm.load import parse_model_specs, split_model_value
 from agreement.span import multiword_note
 from agreement.syntaxgym import PREDICTIONS_FILE, prediction_table, write_predictions
 from agreement.summary import main_table, write_report

@@ -23,7 +23,7 @@ from formats.items import Item
 from formats.scored import ScoredItem
 from lm.base import space_after_of
 from lm.errors import FieldError
-from lm.loaders import resolve_engine
+from lm.load import resolve_engine
 
 #: load options that change a model's scores (part of its shards' checksums)
 SCORED_OPTIONS = ("batch_size", "device", "dtype", "engine", "threads", "carry_state", "convention")

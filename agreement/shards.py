@@ -43,7 +43,7 @@ RUN_RECORD = "run.json"
 
 @dataclass(frozen=True)
 class ModelJob:
-    """One model as executors load it: ``spec`` (:class:`lm.loaders.ModelSpec`),
+    """One model as executors load it: ``spec`` (:class:`lm.load.ModelSpec`),
     ``options`` (the loader's: batch_size, device, dtype, engine, threads, ...),
     ``threads`` (CPU threads a worker gives it; None: the library's defaults) and ``key``
     (checksum of the model's files and of the options that change scores)."""

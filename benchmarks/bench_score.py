@@ -1,6 +1,6 @@
 """Benchmark: scoring the paper's 1,190 Italian agreement items, efficient vs naive.
 
-Efficient: ``lm.loaders.load_model(dir).logprob(prefixes, targets)`` (lm/neural/scorer.py):
+Efficient: ``lm.load.load_model(dir).logprob(prefixes, targets)`` (lm/neural/scorer.py):
 each prefix read once from a fresh ``<eos>`` state, batches sorted by length,
 the output layer applied only to the last position (candidate logits plus one
 normaliser per prefix).
@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "colorlessgreen" / "Italian"
 
-from lm.loaders import load_model  # noqa: E402
+from lm.load import load_model  # noqa: E402
 from lm.corpus.prepare import Corpus  # noqa: E402
 from lm.neural.models import LMConfig, build_model  # noqa: E402
 

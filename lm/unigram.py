@@ -134,7 +134,7 @@ class UnigramScorer(Scorer):
 
 
 def load_unigram(model_dir: Path, config: dict) -> UnigramScorer:
-    """Loader registered for kind ``unigram`` (see :func:`lm.loaders.load_model`): no options."""
+    """Loader registered for kind ``unigram`` (see :func:`lm.load.load_model`): no options."""
     model_dir = Path(model_dir)
     vocab = read_vocab(model_dir / "vocab.txt")
     if config.get("vocab_size", len(vocab)) != len(vocab):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from lm.loaders import load_model
+from lm.load import load_model
 from lm.training.train import train_lm
 from test_train import make_corpus
 

@@ -17,7 +17,7 @@ from conftest import run_agree  # noqa: E402
 from formats.items import Item, write_items  # noqa: E402
 from formats.spacing import render  # noqa: E402
 from lm.base import TargetQuery, Words  # noqa: E402
-from lm.loaders import load_model  # noqa: E402
+from lm.load import load_model  # noqa: E402
 from lm.errors import LMError  # noqa: E402
 from lm.hf.load import load_hf_dir  # noqa: E402
 from hf_fixtures import build_tiny  # noqa: E402  (tests/ is on sys.path under pytest)

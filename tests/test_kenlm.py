@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lm.loaders import load_model
+from lm.load import load_model
 from lm.corpus.prepare import load_corpus
 from lm.errors import LMError
 from lm.kenlm.scorer import LN10, UNK, find_tool, train_kn5

@@ -13,7 +13,7 @@ from formats.testsets.colorlessgreen import read_colorlessgreen, write_colorless
 from agreement.errors import AgreeError
 from formats.testsets import detect_testset, load_testset
 from formats.items import Item, write_items
-from lm.loaders import load_model
+from lm.load import load_model
 
 torch = pytest.importorskip("torch")
 from lm.neural.models import LMConfig, build_model  # noqa: E402

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from lm.loaders import load_model
+from lm.load import load_model
 from lm.errors import LMError
 from lm.neural.models import LMConfig, build_model
 from lm.neural.scorer import NeuralScorer

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from conftest import run_agree
-from lm.loaders import load_model
+from lm.load import load_model
 from lm.errors import LMError
 from lm.neural.released import load_released
 

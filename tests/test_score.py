@@ -13,7 +13,7 @@ from formats.testsets.papertab import FREQ_MODEL, freq_baseline, read_paper_tab,
 from formats.items import Item, write_items
 from formats.scored import SCORED_COLUMNS, ScoredItem, condition, write_scored
 from agreement.score import score_items
-from lm.loaders import parse_model_specs
+from lm.load import parse_model_specs
 from lm.base import Scorer
 from lm.errors import LMError
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_agree
-from lm.loaders import load_model
+from lm.load import load_model
 from lm.errors import LMError, TrainingInterrupted
 from lm.training.snapshots import Schedule, check_series, list_snapshots, parse_schedule
 from lm.training.train import partial_dir, train_lm

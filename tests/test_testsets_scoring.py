@@ -11,7 +11,7 @@ import pytest
 
 from agreement.span import differing_span, span_logprobs, target_span
 from formats.testsets import load_testset
-from lm.loaders import load_model
+from lm.load import load_model
 
 from conftest import run_agree
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from formats.manifest import write_manifest
-from lm.loaders import load_model
+from lm.load import load_model
 from lm.corpus.prepare import prepare_corpus
 from lm.errors import LMError, TrainingInterrupted
 from lm.neural.data import eval_layout

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lm.loaders import load_model
+from lm.load import load_model
 from lm.corpus.prepare import prepare_corpus, read_counts
 from lm.errors import LMError
 from lm.unigram import UnigramScorer, train_unigram

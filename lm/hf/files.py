@@ -1,5 +1,5 @@
 """What a Hugging Face ``save_pretrained`` directory must hold, checked without importing
-transformers (the model-spec parser, :mod:`lm.loaders`, checks ``hf:DIR`` before loading)."""
+transformers (the model-spec parser, :mod:`lm.load`, checks ``hf:DIR`` before loading)."""
 from __future__ import annotations
 
 import json

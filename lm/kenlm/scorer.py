@@ -237,7 +237,7 @@ class KenLMScorer(Scorer):
 
 
 def load_kn5(model_dir: Path, config: dict) -> KenLMScorer:
-    """Loader registered for kind ``kn5`` (see :func:`lm.loaders.load_model`): no options."""
+    """Loader registered for kind ``kn5`` (see :func:`lm.load.load_model`): no options."""
     return KenLMScorer(model_dir, config)
 
 

@@ -195,7 +195,7 @@ def write_log(out_dir: Path, rows: list) -> None:
 
 def write_config(out_dir: Path, config, options, corpus, lang: str, metrics: dict) -> None:
     """``config.json``: kind and every field of ``config`` (an LMConfig) at the top
-    level (what :func:`lm.loaders.load_model` and the scorer read), ``options`` (the
+    level (what :func:`lm.load.load_model` and the scorer read), ``options`` (the
     TrainOptions) under "training", seed, the corpus checksum, language, and the
     metrics that do not depend on timing (so that the same seed gives the same file)."""
     training = {k: v for k, v in asdict(options).items() if k not in ("device", "threads")

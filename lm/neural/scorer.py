@@ -339,7 +339,7 @@ def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
 
 def load_neural(model_dir: Path, config: dict, *, device: str = "auto",
                 batch_size: int = 512, carry_state: bool = False, word_end: bool = True) -> NeuralScorer:
-    """Loader registered for kinds "lstm" and "transformer" (see :func:`lm.loaders.load_model`)."""
+    """Loader registered for kinds "lstm" and "transformer" (see :func:`lm.load.load_model`)."""
     model_dir = Path(model_dir)
     model = load_network(model_dir, config)
     vocab = read_vocab(model_dir / VOCAB_FILE, strict=False)

@@ -10,7 +10,7 @@ import threading
 import torch
 from torch import nn
 
-from lm.neural.distributed import DistInfo, agree
+from lm.training.distributed import DistInfo, agree
 from lm.errors import interrupt_for
 from lm.neural.data import windows
 from lm.neural.softmax_loss import linear_cross_entropy, token_nll

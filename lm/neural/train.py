@@ -51,7 +51,7 @@ from lm.neural.checkpoint import (Progress, check_finite, load_checkpoint, save_
                            write_config, write_log)
 from lm.corpus.prepare import Corpus
 from lm.device import resolve_device
-from lm.neural.distributed import DistInfo, agree, barrier, dist_info, gather
+from lm.training.distributed import DistInfo, agree, barrier, dist_info, gather
 from lm.errors import FieldError, LMError, TrainingInterrupted, literal
 from lm.neural.models import LMConfig, build_model, n_parameters
 from lm.neural.data import (batchify, build_vocabulary, check_trainable, encode_split,

@@ -85,7 +85,7 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
     if trainer.check is not None:
         trainer.function("check")(arch, settings, seed)   # refused before anything is written
     if trainer.checkpointed:
-        from lm.neural.distributed import barrier, init_distributed  # lazy: heavy (torch)
+        from lm.training.distributed import barrier, init_distributed  # lazy: heavy (torch)
         info = init_distributed(settings.get("device", "auto"))
     else:
         info, barrier = None, (lambda: None)
@@ -98,7 +98,7 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
                                          rank0, barrier))
     finally:
         if trainer.checkpointed:
-            from lm.neural.distributed import shutdown_distributed  # lazy: heavy (torch)
+            from lm.training.distributed import shutdown_distributed  # lazy: heavy (torch)
             shutdown_distributed()
     return TrainResult(out, arch, metrics)
 
