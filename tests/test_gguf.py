@@ -71,12 +71,10 @@ def test_real_file_header():
 
 
 def _gguf_specs_wired() -> bool:
-    """``--model gguf:FILE`` reaches lm.gguf.load.load_gguf once issue 10's model specs are merged."""
-    import inspect
+    """``--model gguf:FILE`` reaches lm.gguf.load.load_gguf (kind ``gguf`` of the loader registry)."""
+    from lm.loaders import _BACKEND_MODULES
 
-    import agreement.score
-
-    return "load_gguf(" in inspect.getsource(agreement.score)
+    return _BACKEND_MODULES.get("gguf") == "lm.gguf.load"
 
 
 @pytest.mark.skipif(not _gguf_specs_wired(), reason="--model gguf: is wired to lm.gguf.load.load_gguf "
