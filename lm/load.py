@@ -47,15 +47,16 @@ class ModelSpec:
 def load_model(model: str | os.PathLike | ModelSpec, **options) -> Scorer:
     """Load any model as a :class:`Scorer`: a :class:`ModelSpec`, or one spec's text
     (a model directory, ``hf:DIR``, ``gguf:FILE``). ``options`` go to the kind's loader
-    (e.g. ``device="cuda"``, ``carry_state=True``, ``batch_size=256``, ``engine``; see
-    the module docstring for those it does not take)."""
+    (e.g. ``device="cuda"``, ``carry_state=True``, ``batch_size=256``, ``engine``; those
+    it does not take: :mod:`lm.loaders`)."""
     spec = model if isinstance(model, ModelSpec) else model_spec(model)
     config = None if spec.kind == "gguf" else read_config(spec.directory)
-    loader = loader_for(spec.kind if config is None else config["kind"], spec.directory)
+    kind = spec.kind if config is None else config["kind"]
+    loader = loader_for(kind, spec.directory)
     if config is not None:
         check_model_files(spec.directory)   # config, weights and vocabulary are the ones written together
         check_vocab(Path(spec.directory), config)
-    scorer = loader(Path(spec.directory), config, **accepted_options(loader, spec.kind, options))
+    scorer = loader(Path(spec.directory), config, **accepted_options(loader, kind, options))
     if spec.name:
         scorer.name = spec.name
     elif not scorer.name:
