@@ -12,6 +12,7 @@ import pytest
 from formats.spacing import render
 from lm.base import TargetQuery, Words
 from lm.errors import LMError
+from tests.conftest import raises_as_cli
 from tests.gguf_fixtures import smol_path, tiny_gguf
 
 llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (agree-bench[gguf]) is not installed")
@@ -181,7 +182,7 @@ def test_unsupported_architecture(tmp_path):
 
 def test_without_llama_cpp_says_what_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import llama_cpp now raises ImportError
-    with pytest.raises(LMError, match=r"pip install 'agree-bench\[gguf\]' \(or use --engine transformers\)"):
+    with raises_as_cli(LMError, "score", r"pip install 'agree-bench\[gguf\]' \(or use --engine transformers\)"):
         load_llamacpp(tiny_gguf(tmp_path / "t.gguf", "llama"))
 
 
