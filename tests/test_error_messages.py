@@ -50,3 +50,23 @@ def test_the_scan_finds_a_flag():
     tree = ast.parse('raise AgreeError(f"--min-count must be at least 1 (got {n})")')
     assert any(FLAG.search(t) for node in ast.walk(tree) if isinstance(node, ast.Raise)
                for t in _literals(node.exc))
+
+
+def test_one_root_with_file_and_line(tmp_path):
+    from agreement.errors import AgreeError, DomainError, FieldError, LMError, NonceError, TreebankError
+    from formats.vocab import read_vocab
+
+    assert all(issubclass(e, DomainError) for e in (AgreeError, FieldError, LMError, NonceError, TreebankError))
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("<eos>\n<unk>\nthe\ndog\nthe\n", encoding="utf-8")
+    try:
+        read_vocab(vocab)
+    except AgreeError as e:
+        assert (e.file, e.line) == (str(vocab), 5) and str(e) == f"{vocab}:5: 'the' occurs twice"
+    else:
+        raise AssertionError("a word twice in vocab.txt was read")
+    assert (LMError("no such model directory").file, LMError("x").line) == (None, None)
+    assert (TreebankError("no file", file="a.conllu").file, TreebankError("x", line=3).line) == ("a.conllu", 3)
+    field = FieldError("{vocab_size} must be at least 1")
+    assert str(field) == "vocab_size must be at least 1" and field.fields == ("vocab_size",)
+    assert field.spelled(lambda name: "--" + name.replace("_", "-")) == "--vocab-size must be at least 1"

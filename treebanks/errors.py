@@ -14,22 +14,28 @@ Values other than field names go into such a template through :func:`literal` wh
 they may hold braces (paths, user input)."""
 from __future__ import annotations
 
+import re
 import string
+
+#: the house's way of naming where a fault is: ``FILE:LINE: message``
+_WHERE = re.compile(r"(?P<file>[^\s:][^\s:]*):(?P<line>[0-9]+): ")
 
 
 class DomainError(Exception):
     """A user-facing fault of the input or the environment (never a bug).
 
-    ``file``, ``line``: where the fault is, when known (the message names them too, as
-    ``FILE:LINE: ...``); ``fields``: the field names of a template message."""
+    ``file``, ``line``: where the fault is, when known: given, or read from a message
+    that starts ``FILE:LINE: `` (how every reader names the line it refuses);
+    ``fields``: the field names of a template message."""
 
     def __init__(self, message: str = "", *, file=None, line: int | None = None,
                  fields: bool = False):
-        self.file, self.line = file, line
         self.template = message if fields else None
         self.fields = tuple(name for _, name, _, _ in string.Formatter().parse(message) if name) \
             if fields else ()
         super().__init__(self.spelled(lambda name: name) if fields else message)
+        where = _WHERE.match(str(self)) if file is None and line is None else None
+        self.file, self.line = (where["file"], int(where["line"])) if where else (file, line)
 
     def spelled(self, spell) -> str:
         """The message with every field ``name`` written as ``spell(name)``."""
