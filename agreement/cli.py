@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import importlib
+import logging
 import os
 import signal
 import sys
@@ -19,13 +20,13 @@ import threading
 
 import click
 
-from agreement.errors import DOMAIN_ERRORS
+from agreement.errors import DomainError
 from formats.distribution import DISTRIBUTION
 from formats.run import configure_logging
 # the version from formats, not agreement/__init__.py: a clashing `agreement`
 # distribution installed over ours replaces that file, and `agree doctor` must still run
 from formats.manifest import AGREE_VERSION
-from lm.errors import FieldError, Terminated, TrainingInterrupted
+from lm.errors import Terminated, TrainingInterrupted
 
 #: command name -> (module, function). Order is the order of ``agree --help``.
 COMMANDS = {
@@ -62,6 +63,7 @@ class AgreeGroup(click.Group):
         # handed to manifests through the context (no global sys.argv below the edge).
         args = list(sys.argv[1:] if args is None else args)
         extra.setdefault("obj", {"argv": args})
+        show_library_log()
         with sigterm_raises():
             return super().main(args, *rest, **extra)
 
@@ -79,7 +81,7 @@ class AgreeGroup(click.Group):
                 raise
             click.echo("Interrupted", err=True)
             raise click.exceptions.Exit(130) from None
-        except DOMAIN_ERRORS as e:
+        except DomainError as e:
             message = spell_fields(e, self.get_command(ctx, ctx.invoked_subcommand or ""))
             if isinstance(e, TrainingInterrupted):  # Ctrl-C or SIGTERM in train-lm, checkpoint saved
                 what = "Terminated" if e.signum == signal.SIGTERM else "Interrupted"
@@ -90,6 +92,22 @@ class AgreeGroup(click.Group):
             raise click.ClickException(f"input is not valid UTF-8 ({e.reason} at byte {e.start})") from None
         except OSError as e:
             raise click.ClickException(describe_os_error(e)) from None
+
+
+class _Echo(logging.Handler):
+    """A log record's message on stderr (the stream click sees now, as ``log`` writes)."""
+
+    def emit(self, record):
+        click.echo(self.format(record), err=True)
+
+
+def show_library_log() -> None:
+    """The ``lm`` layer's info lines on stderr, as its prints were (a minimal stand-in
+    for the one logging setup of the run context; installed once)."""
+    lm_log = logging.getLogger("lm")
+    if not any(isinstance(h, _Echo) for h in lm_log.handlers):
+        lm_log.addHandler(_Echo())
+        lm_log.setLevel(logging.INFO)
 
 
 @contextlib.contextmanager
@@ -111,22 +129,30 @@ def sigterm_raises():
         signal.signal(signal.SIGTERM, old)
 
 
-def spell_fields(e: Exception, command: click.Command | None) -> str:
-    """The error's message; a :class:`lm.errors.FieldError`'s fields (the library's
-    names, ``vocab_size``) written as the running command's options (``--vocab-size``),
-    found by the parameter names the options carry (``--emb`` sets ``emb_size``)."""
-    if not isinstance(e, FieldError):
+def spell_fields(e: DomainError, command: click.Command | None) -> str:
+    """The error's message; a template message's fields (:mod:`treebanks.errors`: the
+    library's names, ``vocab_size``) written as the running command's options
+    (``--vocab-size``), found by the parameter names the options carry (``--emb`` sets
+    ``emb_size``) or by the options' own names; a field the running command has no
+    option for is spelled as the option of another command that has one (a message
+    may point to ``agree train-lm --snapshot-every``)."""
+    if not e.fields:
         return str(e)
     flags = _option_flags(command)
+    if any(name not in flags for name in e.fields):
+        flags = {**_option_flags(cli), **flags}
     return e.spelled(lambda name: flags.get(name, name))
 
 
 def _option_flags(command: click.Command | None) -> dict[str, str]:
-    """parameter name -> first flag, of a command and (a group: ``agree setup``) its
-    subcommands."""
-    flags = {p.name: p.opts[0] for p in getattr(command, "params", ()) if isinstance(p, click.Option)}
-    for sub in getattr(command, "commands", {}).values():
-        flags.update(_option_flags(sub))
+    """parameter name (and each long option's own name, ``from_outputs``) -> first flag,
+    of a command and (a group: ``agree setup``, ``agree`` itself) its subcommands."""
+    options = [p for p in getattr(command, "params", ()) if isinstance(p, click.Option)]
+    flags = {o[2:].replace("-", "_"): p.opts[0] for p in options for o in p.opts if o.startswith("--")}
+    flags.update({p.name: p.opts[0] for p in options})
+    if isinstance(command, click.Group):
+        for name in command.list_commands(None):
+            flags.update(_option_flags(command.get_command(None, name)))
     return flags
 
 

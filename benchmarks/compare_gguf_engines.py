@@ -1,4 +1,4 @@
-"""The closing note's figures: SmolLM2-135M Q4_1 with llama.cpp (lm.llamacpp) and
+"""The closing note's figures: SmolLM2-135M Q4_1 with llama.cpp (lm.gguf.llamacpp) and
 with transformers (AutoModelForCausalLM.from_pretrained(dir, gguf_file=...), used
 directly here with the same conventions), on BLiMP's 16 agreement paradigms
 (sentence method) and the paper's English items (target method).
@@ -87,7 +87,7 @@ class HFScorer:
 def run(engine: str, out: str, pairs: int, items: int) -> None:
     t = time.perf_counter()
     if engine == "llama.cpp":
-        from lm.llamacpp import load_llamacpp
+        from lm.gguf.llamacpp import load_llamacpp
         sc = load_llamacpp(FILE, threads=1)
     else:
         sc = HFScorer()

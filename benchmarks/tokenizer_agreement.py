@@ -1,4 +1,4 @@
-"""How many UD treebank tokens does `lm.tokenize` reproduce from the raw text?
+"""How many UD treebank tokens does `lm.corpus.tokenize` reproduce from the raw text?
 
 For every sentence of the shared UD treebanks, the ``# text`` line is tokenised
 and compared with the treebank's tokens by character span (whitespace ignored):
@@ -33,7 +33,7 @@ import conllu
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from lm.tokenize import get_tokenizer  # noqa: E402
+from lm.corpus.tokenize import get_tokenizer  # noqa: E402
 
 UD = ROOT.parent / "shared" / "data" / "ud"
 TREEBANKS = {"en": ["en_ewt"], "it": ["it_isdt", "it_partut"], "de": ["de_gsd"], "fr": ["fr_gsd"],

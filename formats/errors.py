@@ -5,8 +5,10 @@ sets, scores and manifests live here and must not import upward; ``agreement.err
 hands the same class on."""
 import functools
 
+from treebanks.errors import DomainError
 
-class AgreeError(Exception):
+
+class AgreeError(DomainError):
     """A user-facing error about agree's files (test sets, scores, manifests, --out)."""
 
 

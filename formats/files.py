@@ -1,7 +1,7 @@
 """The ``--out`` policy of every command, in one place.
 
 (:func:`atomic_output_dir` is the policy for a command's whole output directory;
-``lm.train`` uses :func:`claim_output` for ``OUT`` and ``OUT.partial``; :func:`rooted`
+``lm.training.train`` uses :func:`claim_output` for ``OUT`` and ``OUT.partial``; :func:`rooted`
 says where a relative path is read or written.)
 
 The rules, so that nothing a user did not ask agree to replace is ever lost:
@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from formats.errors import AgreeError
+from treebanks.errors import literal
 
 MANIFEST = "manifest.json"
 _LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>\d+)(?:-.*)?$")
@@ -46,7 +47,8 @@ def resolve_out(out: str | os.PathLike) -> Path:
     (``--out .`` is the current directory, replaced under the same rules)."""
     resolved = Path(os.path.realpath(Path(out).expanduser()))
     if resolved.parent == resolved:
-        raise AgreeError(f"{out}: cannot write to the root directory; choose another --out")
+        raise AgreeError(f"{literal(out)}: cannot write to the root directory; choose another {{out}}",
+                         fields=True)
     return resolved
 
 
@@ -86,13 +88,14 @@ def check_out(out: str | os.PathLike, command: str | None, inputs: Iterable = ()
             relation = "lies inside"
         else:
             continue
-        raise AgreeError(f"{name}: --out {relation} the input {given}; choose another --out "
-                      f"(agree never writes into its inputs)")
+        raise AgreeError(f"{literal(name)}: {{out}} {relation} the input {literal(given)}; choose another "
+                         "{out} (agree never writes into its inputs)", fields=True)
     ancestor = target.parent
     while not ancestor.exists():
         ancestor = ancestor.parent
     if not ancestor.is_dir():
-        raise AgreeError(f"{name}: {ancestor} is a file, not a directory; choose another --out")
+        raise AgreeError(f"{literal(name)}: {literal(ancestor)} is a file, not a directory; "
+                         "choose another {out}", fields=True)
     check_replaceable(target, command, force, name)
     return target
 
@@ -104,15 +107,16 @@ def check_replaceable(target: Path, command: str | None, force: bool, name: str 
     if not os.path.lexists(target):
         return
     if not target.is_dir():
-        raise AgreeError(f"{name}: exists and is not a directory; choose another --out")
+        raise AgreeError(f"{literal(name)}: exists and is not a directory; choose another {{out}}",
+                         fields=True)
     if force or is_output_of(target, command):
         return
     held = sorted(os.listdir(target))
     if held:
         listed = ", ".join(held[:5]) + (f", ... ({len(held)} entries)" if len(held) > 5 else "")
         what = f"`agree {command}`" if command else "agree"
-        raise AgreeError(f"{name}: exists and is not an output of {what} (holds {listed}); "
-                      f"use --force to replace it")
+        raise AgreeError(f"{literal(name)}: exists and is not an output of {what} (holds {literal(listed)}); "
+                         "use {force} to replace it", fields=True)
 
 
 def lock_path(target: Path) -> Path:

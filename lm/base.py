@@ -1,4 +1,4 @@
-"""The one interface every language-model backend implements, and the one loader.
+"""The one interface every language-model backend implements (:class:`Scorer`).
 
 Units: every score that leaves a backend is a **natural logarithm** of a
 probability. Backends that compute in another base (KenLM: log10) convert at
@@ -10,39 +10,21 @@ has seen the sentence boundary it was trained with (``<eos>`` for the neural
 models, ``<s>`` for KenLM), unless the scorer was built with
 ``carry_state=True`` (the released code's habit, for comparison only).
 
-A model directory holds ``config.json`` whose ``kind`` names the backend;
-:func:`load_model` looks the kind up in a registry that each backend module
-fills with :func:`register`, so adding a backend never touches the callers.
+A model directory holds ``config.json`` (:data:`CONFIG_FILE`) whose ``kind`` names the
+backend; :func:`lm.load.load_model` looks the kind up in the loader registry that
+each backend module fills, so adding a backend never touches the callers.
 """
 from __future__ import annotations
 
-import importlib
-import json
-import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from lm.errors import LMError
-from lm.model_checks import check_model_files
-from formats.vocab import check_vocab
 
 CONFIG_FILE = "config.json"
-
-#: kind -> module that registers it (imported lazily so that scoring a KenLM
-#: model does not import torch, and vice versa).
-_BACKEND_MODULES = {
-    "lstm": "lm.neural",
-    "transformer": "lm.neural",
-    "kn5": "lm.kenlm_backend",
-    "unigram": "lm.unigram",
-    "hf": "lm.hf_load",  # a Hugging Face save_pretrained directory (see read_config)
-}
-_LOADERS: dict[str, Callable[..., "Scorer"]] = {}
-
 
 class Words(tuple):
     """A sentence's words, and where its text as written has spaces.
@@ -183,50 +165,3 @@ class Scorer(ABC):
 
     def close(self) -> None:  # pragma: no cover - default no-op
         pass
-
-
-def register(kind: str, loader: Callable[..., Scorer]) -> None:
-    """Register ``loader(model_dir, config, **options) -> Scorer`` for a kind."""
-    _LOADERS[kind] = loader
-
-
-def read_config(model_dir: str | os.PathLike) -> dict:
-    model_dir = Path(model_dir)
-    path = model_dir / CONFIG_FILE
-    if not model_dir.is_dir():
-        raise LMError(f"{model_dir}: no such model directory")
-    if not path.exists():
-        raise LMError(f"{model_dir}: not a model directory (no {CONFIG_FILE}); "
-                      "make one with `agree train-lm`")
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise LMError(f"{path}: unreadable model config ({e})") from None
-    if isinstance(config, dict) and "kind" not in config and "model_type" in config:
-        return {**config, "kind": "hf"}  # Hugging Face's config.json: lm.hf_load reads it
-    if not isinstance(config, dict) or "kind" not in config:
-        raise LMError(f"{path}: neither a model directory of ours (no 'kind') nor a "
-                      "Hugging Face model (no 'model_type')")
-    return config
-
-
-def load_model(model_dir: str | os.PathLike, **options) -> Scorer:
-    """Load any model directory made by ``agree train-lm`` as a :class:`Scorer`.
-
-    ``options`` go to the backend (e.g. ``device="cuda"``, ``carry_state=True``,
-    ``batch_size=256``); a backend ignores options it does not know.
-    """
-    config = read_config(model_dir)
-    kind = config["kind"]
-    if kind not in _LOADERS and kind in _BACKEND_MODULES:
-        importlib.import_module(_BACKEND_MODULES[kind])
-    if kind not in _LOADERS:
-        # "hf" is not written in a config.json: read_config infers it from model_type
-        known = ", ".join(sorted(k for k in _BACKEND_MODULES if k != "hf"))
-        raise LMError(f"{model_dir}: unknown model kind {kind!r} (known: {known})")
-    check_model_files(model_dir)   # config, weights and vocabulary are the ones written together
-    check_vocab(Path(model_dir), config)
-    scorer = _LOADERS[kind](Path(model_dir), config, **options)
-    if not scorer.name:
-        scorer.name = Path(model_dir).name
-    return scorer

@@ -1,11 +1,13 @@
-"""The errors of the ``lm`` layer. The CLI turns each into one ``Error: ...`` line."""
+"""The errors of the ``lm`` layer (each a :class:`treebanks.errors.DomainError`, the
+root the CLI catches and turns into one ``Error: ...`` line)."""
 from __future__ import annotations
 
 import signal
-import string
+
+from treebanks.errors import DomainError, literal  # noqa: F401  (literal: handed on)
 
 
-class LMError(Exception):
+class LMError(DomainError):
     """A user-facing error about corpora, training or model directories."""
 
 
@@ -18,19 +20,8 @@ class FieldError(LMError):
     Values other than field names are formatted into the template by the caller, with
     :func:`literal` where they may hold braces (paths)."""
 
-    def __init__(self, template: str):
-        self.template = template
-        self.fields = tuple(name for _, name, _, _ in string.Formatter().parse(template) if name)
-        super().__init__(self.spelled(lambda name: name))
-
-    def spelled(self, spell) -> str:
-        """The message with every field ``name`` written as ``spell(name)``."""
-        return self.template.format_map({name: spell(name) for name in self.fields})
-
-
-def literal(value) -> str:
-    """``str(value)`` escaped for a :class:`FieldError` template."""
-    return str(value).replace("{", "{{").replace("}", "}}")
+    def __init__(self, template: str, *, file=None, line: int | None = None):
+        super().__init__(template, file=file, line=line, fields=True)
 
 
 class TrainingInterrupted(FieldError):

@@ -24,7 +24,7 @@ from typing import Iterable, Mapping
 from formats.manifest import MANIFEST, changed_outputs
 from lm.errors import LMError
 
-#: the types of the architecture fields of a neural model's config.json (lm.models.LMConfig)
+#: the types of the architecture fields of a neural model's config.json (lm.neural.models.LMConfig)
 FIELD_TYPES = {"kind": str, "vocab_size": int, "emb_size": int, "hidden_size": int, "layers": int,
                "dropout": float, "tied": bool, "heads": int, "max_len": int, "tokenizer": str}
 

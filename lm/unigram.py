@@ -34,13 +34,14 @@ from typing import Sequence
 
 import numpy as np
 
-from lm.base import CONFIG_FILE, Scorer, register
+from lm.base import CONFIG_FILE, Scorer
+from lm.loaders import register
 from formats.files import sha256_of
 from formats.vocab import VOCAB_CHECKSUM
 from formats.vocab import EOS, read_vocab
-from lm.corpus import Corpus, read_counts, read_sentences
+from lm.corpus.prepare import Corpus, read_counts, read_sentences
 from lm.errors import LMError
-from lm.registry import Trainer, TrainRun, register_trainer
+from lm.training.trainers import Trainer, TrainRun, register_trainer
 
 
 def train_unigram(corpus: Corpus, out_dir: Path) -> dict:
@@ -132,8 +133,8 @@ class UnigramScorer(Scorer):
         return self.counts[self.index.get(word, 1)]
 
 
-def load_unigram(model_dir: Path, config: dict, **options) -> UnigramScorer:
-    """Loader registered for kind ``unigram``; options are ignored."""
+def load_unigram(model_dir: Path, config: dict) -> UnigramScorer:
+    """Loader registered for kind ``unigram`` (see :func:`lm.load.load_model`): no options."""
     model_dir = Path(model_dir)
     vocab = read_vocab(model_dir / "vocab.txt")
     if config.get("vocab_size", len(vocab)) != len(vocab):
@@ -151,7 +152,7 @@ def load_unigram(model_dir: Path, config: dict, **options) -> UnigramScorer:
 
 
 def train_model(corpus: Corpus, out_dir: Path, settings: dict, run: TrainRun) -> dict:
-    """The registered trainer (see :mod:`lm.registry`): :func:`train_unigram` (the corpus
+    """The registered trainer (see :mod:`lm.training.trainers`): :func:`train_unigram` (the corpus
     vocabulary already cut to ``settings["vocab_size"]`` words by the caller)."""
     return train_unigram(corpus, out_dir)
 

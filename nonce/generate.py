@@ -57,6 +57,7 @@ from formats.errors import AgreeError
 from formats.items import Item
 from formats.vocab import vocab_path, vocab_words
 from nonce.errors import NonceError
+from treebanks.errors import literal
 from nonce.pool import CONTENT_POS, CandidatePool, Pair, PoolOptions
 from nonce.vowels import vowel_rule_on
 from treebanks.paradigms import ParadigmTable
@@ -96,11 +97,12 @@ class NonceConfig:
 
     def __post_init__(self):
         if self.n < 1:
-            raise NonceError(f"--n must be at least 1, not {self.n}")
+            raise NonceError(f"{{n}} must be at least 1, not {self.n}", fields=True)
         if not 0 <= self.ambiguity < 1:
-            raise NonceError(f"--ambiguity must be in [0, 1), not {self.ambiguity}")
+            raise NonceError(f"{{ambiguity}} must be in [0, 1), not {self.ambiguity}", fields=True)
         if self.sampling not in SAMPLING_CHOICES:
-            raise NonceError(f"--sampling must be one of {', '.join(SAMPLING_CHOICES)}, not {self.sampling!r}")
+            raise NonceError(f"{{sampling}} must be one of {', '.join(SAMPLING_CHOICES)}, "
+                             f"not {literal(repr(self.sampling))}", fields=True)
         vowel_rule_on(self.lang, self.vowel_rule)  # validates the option
 
     def pool_options(self) -> PoolOptions:

@@ -69,7 +69,7 @@ def _lemma_pairs(pool: CandidatePool, item: Item) -> list[Pair]:
 def make_swaps(items: Iterable[Item], pool: CandidatePool, k: int, rng: random.Random) -> SwapResult:
     """Swap variants of the original items (variant 0) among ``items``."""
     if k < 1:
-        raise NonceError(f"--k must be at least 1, not {k}")
+        raise NonceError(f"{{k}} must be at least 1, not {k}", fields=True)
     originals = [it for it in items if it.variant == 0]
     for it in originals:
         check_item(it)

@@ -201,7 +201,7 @@ def load_vectors(path: str | os.PathLike) -> WordVectors:
     """Word vectors from a model directory or a word2vec text file."""
     path = Path(path)
     if path.is_dir() and not (path / "model.pt").exists() and (path / "config.json").exists():
-        from lm.hf_load import hf_word_vectors  # a Hugging Face directory (transformers: lazy)
+        from lm.hf.load import hf_word_vectors  # a Hugging Face directory (transformers: lazy)
         words, matrix = hf_word_vectors(path)
         return WordVectors(tuple(words), matrix, source=f"{path}:input embeddings")
     if path.is_dir():

@@ -33,6 +33,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from nonce.errors import NonceError
+from treebanks.errors import literal
 
 #: language code -> whether its articles depend on the next word's initial sound.
 VOWEL_RULES: dict[str, bool] = {"en": True, "it": True}
@@ -58,7 +59,8 @@ def vowel_rule_on(lang: str | None, option: str = "auto") -> bool:
     """Whether the initial-class rule applies: ``option`` ``on``/``off`` forces it,
     ``auto`` looks ``lang`` (e.g. ``en``, ``it_isdt``, ``it-IT``) up in :data:`VOWEL_RULES`."""
     if option not in VOWEL_RULE_CHOICES:
-        raise NonceError(f"--vowel-rule must be one of {', '.join(VOWEL_RULE_CHOICES)}, not {option!r}")
+        raise NonceError(f"{{vowel_rule}} must be one of {', '.join(VOWEL_RULE_CHOICES)}, "
+                         f"not {literal(repr(option))}", fields=True)
     if option != "auto":
         return option == "on"
     return VOWEL_RULES.get(base_lang(lang), False)

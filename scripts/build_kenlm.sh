@@ -2,7 +2,7 @@
 # Build KenLM's lmplz and build_binary into $VENV/bin: installs the Debian build
 # packages when we are root (or have sudo) and they are missing, then runs
 # `agree setup kenlm`, which checks the prerequisites, downloads the kenlm source
-# distribution, builds and installs atomically (see lm/kenlm_build.py).
+# distribution, builds and installs atomically (see lm/kenlm/build.py).
 set -euo pipefail
 VENV=${1:-.venv}
 if [ -x "$VENV/bin/lmplz" ] && [ -x "$VENV/bin/build_binary" ]; then exit 0; fi

@@ -11,7 +11,7 @@ A=.venv/bin/agree
 D=../shared/data
 R=${1:-runs/curve}
 LANGS=${LANGS:-en}
-# one thread: on cores other jobs share, more threads are slower (lm/neural_train.py)
+# one thread: on cores other jobs share, more threads are slower (lm/neural/train.py)
 THREADS=${THREADS:-1}
 [ -d "$D" ] || { echo "Error: $D is absent" >&2; exit 1; }
 mkdir -p "$R"

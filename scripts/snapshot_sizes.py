@@ -16,9 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from formats.vocab import read_vocab
-from lm.checkpoint import save_model
-from lm.models import build_model, n_parameters
-from lm.neural_presets import PRESETS, neural_settings
+from lm.neural.checkpoint import save_model
+from lm.neural.models import build_model, n_parameters
+from lm.neural.presets import PRESETS, neural_settings
 
 #: words in an `agree corpus` vocabulary (its --vocab-size default), besides <eos> and <unk>
 CORPUS_WORDS = 50000

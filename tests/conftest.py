@@ -1,12 +1,14 @@
 """Shared test helpers: the real data beside the checkout, skipped when absent."""
 from __future__ import annotations
 
+import contextlib
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
-from agreement.cli import cli
+from agreement.cli import cli, spell_fields
 from formats.run import configure_logging
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +27,23 @@ def run_agree(*args, **kwargs) -> Result:
     """``agree ARGS`` run in this process with click's CliRunner (stdout and stderr
     apart); arguments may be paths or numbers. ``kwargs`` go to ``CliRunner.invoke``."""
     return CliRunner().invoke(cli, [str(a) for a in args], **kwargs)
+
+
+def as_cli(error, command: str) -> str:
+    """A library error's message as ``agree COMMAND`` shows it: the library names fields
+    (``{min_count}``), the CLI edge spells them as that command's options."""
+    return spell_fields(error, cli.get_command(None, command))
+
+
+@contextlib.contextmanager
+def raises_as_cli(error, command: str, match: str):
+    """``pytest.raises(error, match=match)``, matching the message as ``agree COMMAND``
+    shows it (:func:`as_cli`); the library's own message names no flag."""
+    with pytest.raises(error) as info:
+        yield info
+    shown = as_cli(info.value, command)
+    assert re.search(match, shown), shown
+    assert not re.search(r"(?<![\w-])--[a-z]", str(info.value)), str(info.value)
 
 
 @pytest.fixture

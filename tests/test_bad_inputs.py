@@ -26,7 +26,7 @@ from formats.manifest import write_manifest
 from formats.run import RunContext
 from formats.items import read_items, write_items
 from formats.tsv import FIELD_LIMIT
-from lm.train_dir import train_lm_to_dir
+from lm.training.train_dir import train_lm_to_dir
 from test_extract import toy_conllu, toy_treebank
 from test_nonce_cli import make_extract_dir
 from test_perturb import EN, paradigms
@@ -52,7 +52,7 @@ def base(tmp_path_factory) -> Path:
                                                               "parameters": {"lang": "en"}}))
     make_corpus(root / "corpus", n_sentences=120)
     write_text(root / "text.txt", 40)
-    from lm.corpus import load_corpus
+    from lm.corpus.prepare import load_corpus
     from lm.unigram import train_unigram
     train_unigram(load_corpus(root / "corpus"), root / "uni")
     scored_dir(root / "scored")

@@ -121,7 +121,7 @@ def test_multiblimp_without_wrong_sen(tmp_path):
 
 
 def unigram_model(root):
-    from lm.corpus import load_corpus
+    from lm.corpus.prepare import load_corpus
     from lm.unigram import train_unigram
 
     lines = ["The dog runs ."] * 3 + ["The dogs run ."] * 2 + ["Craig sees this dog ."] * 2 + ["The dog near the cats runs ."]

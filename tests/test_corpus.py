@@ -1,4 +1,4 @@
-"""lm.wikidump + lm.corpus + `agree corpus`: dumps and text files -> corpus directories."""
+"""lm.corpus.wikidump + lm.corpus.prepare + `agree corpus`: dumps and text files -> corpus directories."""
 from __future__ import annotations
 
 import bz2
@@ -11,9 +11,9 @@ import pytest
 from conftest import run_agree, shared_path
 from formats.errors import AgreeError
 from formats.vocab import read_vocab
-from lm.corpus import is_corpus_dir, load_corpus, prepare_corpus, read_counts
+from lm.corpus.prepare import is_corpus_dir, load_corpus, prepare_corpus, read_counts
 from lm.errors import LMError
-from lm.wikidump import iter_pages, wikitext_to_paragraphs
+from lm.corpus.wikidump import iter_pages, wikitext_to_paragraphs
 
 HEADER = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="en">
   <siteinfo>

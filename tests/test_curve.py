@@ -12,7 +12,7 @@ from agreement.reporting.curve_report import CurveRow, emergence, read_curve_tsv
 from conftest import run_agree
 from formats.items import Item, write_items
 from formats.scored import read_scored
-from lm.train import train_lm
+from lm.training.train import train_lm
 from test_train import NOUNS, TINY, VERBS, make_corpus
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from lm.base import load_model
-from lm.train import train_lm
+from lm.load import load_model
+from lm.training.train import train_lm
 from test_train import make_corpus
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,6 +15,7 @@ from formats.vocab import vocab_words as read_vocab
 from agreement.extraction.mining import ConstructionMiner, MiningConfig, parse_construction
 from treebanks.errors import TreebankError
 from treebanks.reader import read_treebanks
+from conftest import as_cli
 
 NOUNS = [("dog", "dogs", "Masc"), ("cat", "cats", "Fem"), ("boy", "boys", "Masc"), ("girl", "girls", "Fem")]
 VERBS = [("bark", "barks", "bark"), ("sleep", "sleeps", "sleep"), ("run", "runs", "run")]
@@ -297,7 +298,7 @@ class TestItems:
     def test_bad_configuration(self, toy, config, message):
         with pytest.raises(AgreeError) as e:
             extract_items([toy], config)
-        assert str(e.value).startswith(message)
+        assert as_cli(e.value, "extract").startswith(message)
 
     def test_parse_features(self):
         assert parse_features("Number|Gender") == ("Gender", "Number")

@@ -1,4 +1,4 @@
-"""GGUF header checks and the engine chooser (lm/gguf.py): no llama.cpp needed."""
+"""GGUF header checks and the engine chooser (lm/gguf/header.py): no llama.cpp needed."""
 from __future__ import annotations
 
 import importlib.util
@@ -9,7 +9,7 @@ import pytest
 from conftest import run_agree
 from formats.run import configure_logging
 from lm.errors import LMError
-from lm.gguf import choose_engine, mem_available, read_gguf_info
+from lm.gguf.header import choose_engine, mem_available, read_gguf_info
 from tests.gguf_fixtures import smol_path, tiny_gguf
 
 
@@ -75,17 +75,6 @@ def test_real_file_header():
     assert 130e6 < info.parameters < 140e6
 
 
-def _gguf_specs_wired() -> bool:
-    """``--model gguf:FILE`` reaches lm.gguf_load.load_gguf once issue 10's model specs are merged."""
-    import inspect
-
-    import agreement.scoring.score
-
-    return "load_gguf(" in inspect.getsource(agreement.scoring.score)
-
-
-@pytest.mark.skipif(not _gguf_specs_wired(), reason="--model gguf: is wired to lm.gguf_load.load_gguf "
-                    "together with issue 10's model specs")
 @pytest.mark.parametrize("case,message", [
     ("truncated", "truncated GGUF file"), ("not-gguf", "not a GGUF file"),
     ("nonsense", "cannot load this file (architecture 'nonsense')")])

@@ -1,4 +1,4 @@
-"""Hugging Face scorers (lm.hf_load / hf_causal / hf_masked) on tiny random GPT-2,
+"""Hugging Face scorers (lm.hf.load / hf_causal / hf_masked) on tiny random GPT-2,
 Llama and BERT models built offline in the test, and SmolLM2 (GGUF) when installed."""
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from conftest import run_agree  # noqa: E402
 
 from formats.items import Item, write_items  # noqa: E402
 from formats.spacing import render  # noqa: E402
-from lm.base import TargetQuery, Words, load_model  # noqa: E402
+from lm.base import TargetQuery, Words  # noqa: E402
+from lm.load import load_model  # noqa: E402
 from lm.errors import LMError  # noqa: E402
-from lm.hf_load import load_hf_dir  # noqa: E402
+from lm.hf.load import load_hf_dir  # noqa: E402
 from hf_fixtures import build_tiny  # noqa: E402  (tests/ is on sys.path under pytest)
 
 QUERIES = [TargetQuery(tuple("the dogs near the car run".split()), 5, ("run", "runs")),
@@ -35,7 +36,7 @@ def tiny(tmp_path_factory):
 
 
 def _starts(tok, v, punctuation=True):
-    """Tokens that cannot continue a word, found independently of lm.hf_causal: a space
+    """Tokens that cannot continue a word, found independently of lm.hf.causal: a space
     marker first, a special token, or (text as written) a punctuation mark first."""
     toks = tok.convert_ids_to_tokens(list(range(len(tok))))
     marks = set(string.punctuation)
@@ -218,7 +219,7 @@ def _smollm2() -> Path:
 def test_smollm2_gguf_on_paper_items(shared, tmp_path):
     from formats.testsets import load_testset
     from agreement.scoring.score import score_items
-    from lm.hf_load import load_gguf_transformers
+    from lm.hf.load import load_gguf_transformers
 
     gguf = _smollm2()
     ts = load_testset(shared("colorlessgreen", "English", "generated.text").with_suffix(""))
@@ -331,8 +332,8 @@ def test_slow_tokenizer_is_one_clear_error(tiny, tmp_path):
     """A Python (sentencepiece) tokenizer reports no character offsets: one clear error
     for the text as written, none for the words convention."""
     import transformers as tf
-    from lm.hf_causal import HFCausalScorer
-    from lm.subword import train_sentencepiece
+    from lm.hf.causal import HFCausalScorer
+    from lm.corpus.subword import train_sentencepiece
 
     from hf_fixtures import SENTENCES
 
@@ -350,7 +351,7 @@ def test_cli_records_what_the_model_read(tiny, tmp_path, monkeypatch):
     """manifest.json's scoring record and tokens.tsv's pieces are the ids actually fed:
     every sequence handed to the model is recorded as it is padded, and the record's
     example is one of them (an opening and its continuation, or whole)."""
-    from lm import hf_forward
+    from lm.hf import forward as hf_forward
 
     fed = []
     real_pad = hf_forward.CausalRunner._pad
@@ -398,7 +399,8 @@ def test_convention_errors_name_the_options(tiny, tmp_path):
 
 
 def test_bf16_is_reported_native_or_emulated(tiny, tmp_path, monkeypatch):
-    from lm import device, hf_base
+    from lm import device
+    from lm.hf import base as hf_base
 
     info = tmp_path / "cpuinfo"
     info.write_text("processor\t: 0\nflags\t\t: fpu avx2 fma\n")

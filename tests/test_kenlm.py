@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from lm.base import load_model
-from lm.corpus import load_corpus
+from lm.load import load_model
+from lm.corpus.prepare import load_corpus
 from lm.errors import LMError
-from lm.kenlm_backend import LN10, UNK, find_tool, train_kn5
+from lm.kenlm.scorer import LN10, UNK, find_tool, train_kn5
 
 NOUNS = [("dog", "dogs"), ("cat", "cats"), ("boy", "boys"), ("girl", "girls")]
 VERBS = [("runs", "run"), ("sleeps", "sleep"), ("eats", "eat")]
 
 
 def make_corpus(root: Path, n_train: int = 1500, seed: int = 0) -> Path:
-    """A corpus directory in the format of lm.corpus (train/valid/test/vocab/counts)."""
+    """A corpus directory in the format of lm.corpus.prepare (train/valid/test/vocab/counts)."""
     rng = random.Random(seed)
 
     def sentence():

@@ -61,7 +61,7 @@ class TestUndecidable:
 
 class TestCaselessSentences:
     def test_caseless_paragraph_split_into_its_sentences(self):
-        from lm.tokenize import sentences
+        from lm.corpus.tokenize import sentences
         text = ('צה"ל הודיע היום על מבצע. הכוחות נכנסו לעיר ארה״ב בבוקר! מה קרה אחר כך? '
                 'אף אחד לא יודע.')
         assert sentences(text, "he") == [['צה"ל', "הודיע", "היום", "על", "מבצע", "."],
@@ -69,21 +69,21 @@ class TestCaselessSentences:
                                          ["מה", "קרה", "אחר", "כך", "?"], ["אף", "אחד", "לא", "יודע", "."]]
 
     def test_script_specific_marks_and_combining_signs(self):
-        from lm.tokenize import sentences
+        from lm.corpus.tokenize import sentences
         assert sentences("ذهب الولد إلى المدرسة. هل رأيت المعلم؟ نعم رأيته.", "ar") == [
             ["ذهب", "الولد", "إلى", "المدرسة", "."], ["هل", "رأيت", "المعلم", "؟"], ["نعم", "رأيته", "."]]
         assert sentences("राम घर गया। सीता बाज़ार गई।", "hi") == [["राम", "घर", "गया", "।"],
                                                              ["सीता", "बाज़ार", "गई", "।"]]
 
     def test_no_space_no_split_and_cased_scripts_unchanged(self):
-        from lm.tokenize import sentences
+        from lm.corpus.tokenize import sentences
         assert len(sentences("מבצע.הכוחות נכנסו", "he")) == 1  # no whitespace after the period
         assert sentences("It is 3 m. the end. The dog ran.", "en") == [
             ["It", "is", "3", "m", ".", "the", "end", "."], ["The", "dog", "ran", "."]]
 
     def test_unknown_lang_warns_and_uses_generic_rules(self, tmp_path):
 
-        from lm.tokenize import lang_warning
+        from lm.corpus.tokenize import lang_warning
         assert lang_warning("en") is None and lang_warning("he") is None
         assert "no rules for --lang 'xx'" in lang_warning("xx")
         src = tmp_path / "in.txt"

@@ -1,4 +1,4 @@
-"""The llama.cpp engine (lm/llamacpp.py) on the real SmolLM2-135M Q4_1 file:
+"""The llama.cpp engine (lm/gguf/llamacpp.py) on the real SmolLM2-135M Q4_1 file:
 conventions against llama-cpp-python's own one-sequence API, batch invariance,
 over-long items, bad files. Skipped when llama-cpp-python or the file is absent."""
 from __future__ import annotations
@@ -12,11 +12,12 @@ import pytest
 from formats.spacing import render
 from lm.base import TargetQuery, Words
 from lm.errors import LMError
+from tests.conftest import raises_as_cli
 from tests.gguf_fixtures import smol_path, tiny_gguf
 
 llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (agree-bench[gguf]) is not installed")
 
-from lm.llamacpp import load_llamacpp  # noqa: E402  (after the skip)
+from lm.gguf.llamacpp import load_llamacpp  # noqa: E402  (after the skip)
 
 #: the engine at batch size 1 (one sequence per decode, no shared prefix) against
 #: llama-cpp-python's own one-sequence API: the same computation (measured 0).
@@ -181,7 +182,7 @@ def test_unsupported_architecture(tmp_path):
 
 def test_without_llama_cpp_says_what_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import llama_cpp now raises ImportError
-    with pytest.raises(LMError, match=r"pip install 'agree-bench\[gguf\]' \(or use --engine transformers\)"):
+    with raises_as_cli(LMError, "score", r"pip install 'agree-bench\[gguf\]' \(or use --engine transformers\)"):
         load_llamacpp(tiny_gguf(tmp_path / "t.gguf", "llama"))
 
 

@@ -13,10 +13,10 @@ from formats.testsets.colorlessgreen import read_colorlessgreen, write_colorless
 from agreement.errors import AgreeError
 from formats.testsets import detect_testset, load_testset
 from formats.items import Item, write_items
-from lm.base import load_model
+from lm.load import load_model
 
 torch = pytest.importorskip("torch")
-from lm.models import LMConfig, build_model  # noqa: E402
+from lm.neural.models import LMConfig, build_model  # noqa: E402
 
 WORDS = [f"w{i}" for i in range(30)]
 VOCAB = ["<eos>", "<unk>"] + WORDS
@@ -73,7 +73,7 @@ def test_neural_word_logprobs_equal_full_softmax_and_ignore_batching(tmp_path, k
 
 
 def test_subword_word_logprobs_sum_the_pieces(tmp_path):
-    from lm.subword import SubwordVocab, piece_vocabulary, train_sentencepiece
+    from lm.corpus.subword import SubwordVocab, piece_vocabulary, train_sentencepiece
 
     rng = random.Random(3)
     stems, ends = ["cant", "vol", "dorm", "parl", "scriv"], ["a", "ano", "ava", "avano", "ato"]
@@ -120,7 +120,7 @@ LINES = (["the dog runs ."] * 6 + ["the dogs run ."] * 3 + ["the dog near the ca
 @pytest.fixture(scope="module")
 def count_models(tmp_path_factory):
     """A unigram model, and a 3-gram KenLM model when lmplz is built (else None)."""
-    from lm.corpus import load_corpus
+    from lm.corpus.prepare import load_corpus
     from lm.errors import LMError
     from lm.unigram import train_unigram
 
@@ -130,7 +130,7 @@ def count_models(tmp_path_factory):
     kn = None
     try:
         import kenlm  # noqa: F401
-        from lm.kenlm_backend import train_kn5
+        from lm.kenlm.scorer import train_kn5
 
         train_kn5(corpus, root / "kn", order=3)
         kn = root / "kn"

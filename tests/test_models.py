@@ -1,13 +1,13 @@
-"""lm.models (LMConfig, LSTM, transformer) and lm.softmax_loss (fused output layer + loss)."""
+"""lm.neural.models (LMConfig, LSTM, transformer) and lm.neural.softmax_loss (fused output layer + loss)."""
 from __future__ import annotations
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-from lm.checkpoint import MODEL_FILE, save_model
-from lm.models import LMConfig, build_model, n_parameters
-from lm.softmax_loss import linear_cross_entropy, token_nll
+from lm.neural.checkpoint import MODEL_FILE, save_model
+from lm.neural.models import LMConfig, build_model, n_parameters
+from lm.neural.softmax_loss import linear_cross_entropy, token_nll
 
 SMALL = dict(vocab_size=37, emb_size=12, hidden_size=12, layers=2, dropout=0.1, heads=3, max_len=16)
 

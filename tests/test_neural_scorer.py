@@ -1,4 +1,4 @@
-"""The neural scorer (lm/neural.py, lm/subword.py) against the naive full-softmax computation.
+"""The neural scorer (lm/neural/scorer.py, lm/corpus/subword.py) against the naive full-softmax computation.
 
 Every reference value here is computed the slow, obvious way: run the model over
 ``[<eos>] + prefix + target`` and read the log-softmax. The scorer must give the
@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 import torch
 
-from lm.base import load_model
+from lm.load import load_model
 from lm.errors import LMError
-from lm.models import LMConfig, build_model
-from lm.neural import NeuralScorer
-from lm.subword import WORD_START, SubwordVocab, piece_vocabulary, train_sentencepiece
+from lm.neural.models import LMConfig, build_model
+from lm.neural.scorer import NeuralScorer
+from lm.corpus.subword import WORD_START, SubwordVocab, piece_vocabulary, train_sentencepiece
 
 WORDS = [f"w{i}" for i in range(40)]
 VOCAB = ["<eos>", "<unk>"] + WORDS

@@ -13,6 +13,7 @@ from nonce.pool import CONTENT_POS, CandidatePool, Choices, PoolOptions, _choice
 from nonce.vowels import case_class, initial_class, vowel_rule_on
 from treebanks.features import parse_feats
 from treebanks.paradigms import ParadigmTable
+from conftest import raises_as_cli
 
 N_SG = "Number=Sing"
 N_PL = "Number=Plur"
@@ -205,7 +206,7 @@ class TestMakeNonce:
         ({"n": 0}, "--n must be at least 1"), ({"ambiguity": 1.5}, "--ambiguity must be in"),
         ({"sampling": "zipf"}, "--sampling must be one of"), ({"vowel_rule": "maybe"}, "--vowel-rule must be")])
     def test_bad_options(self, option, message):
-        with pytest.raises(NonceError, match=message):
+        with raises_as_cli(NonceError, "nonce", message):
             NonceConfig(**option)
 
 

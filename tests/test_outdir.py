@@ -366,7 +366,7 @@ def test_full_disk_import_model(full_disk, tmp_path):
 def test_nan_learning_rate_stops_with_a_clear_error(corpus, tmp_path):
     """--lr nan is a usage error at the CLI; through the library it diverges and stops."""
     from lm.errors import LMError
-    from lm.train import train_lm
+    from lm.training.train import train_lm
     r = agree("train-lm", corpus, *TINY_LSTM, "--lr", "nan", "--out", tmp_path / "m")
     assert r.exit_code == 2 and "Error: Invalid value for '--lr': 'nan' is not a finite number" in r.output
     with pytest.raises(LMError, match=r"^training diverged at step \d+ \((loss|weights) nan\); no checkpoint "
@@ -379,7 +379,7 @@ def test_nan_learning_rate_stops_with_a_clear_error(corpus, tmp_path):
 
 def test_resume_with_a_lower_lr(corpus, tmp_path):
     """After a divergence the message says to resume with a lower --lr: that is allowed."""
-    from lm.train import TrainingInterrupted, train_lm
+    from lm.training.train import TrainingInterrupted, train_lm
     options = dict(arch="lstm", size="small", emb_size=16, hidden_size=16, batch_size=4, bptt=8,
                    threads=1, epochs=1000)
     with pytest.raises(TrainingInterrupted):

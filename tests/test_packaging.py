@@ -25,8 +25,8 @@ from formats.distribution import DISTRIBUTION, IMPORT_PACKAGES, ours, source_ver
 from formats.manifest import AGREE_VERSION
 from formats.manifest import write_manifest
 from lm.errors import LMError
-from lm.kenlm_backend import find_tool
-from lm.kenlm_build import build_kenlm, missing_prerequisites
+from lm.kenlm.scorer import find_tool
+from lm.kenlm.build import build_kenlm, missing_prerequisites
 
 ROOT = Path(__file__).resolve().parents[1]
 

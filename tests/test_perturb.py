@@ -15,6 +15,7 @@ from nonce.perturb.qwerty import NEIGHBOURS
 from nonce.perturb.select import POS_GROUPS
 from nonce.vectors import find_embedding_key, load_model_embeddings, load_vectors, load_word2vec_text
 from treebanks.paradigms import ParadigmTable
+from conftest import raises_as_cli
 
 ART = "Definite=Def|PronType=Art"
 IND = "Definite=Ind|PronType=Art"
@@ -269,7 +270,7 @@ def test_articles_remove_and_swap():
 
 def test_articles_need_a_known_language():
     odd = [EN[0].replace(item_id="zz-corpus:s1:1")]
-    with pytest.raises(NonceError, match=r"^articles: language zz not supported \(pass --lang with one of: en, it\)$"):
+    with raises_as_cli(NonceError, "perturb", r"^articles: language zz not supported \(pass --lang with one of: en, it\)$"):
         perturb_items(odd, "articles", 0.5)
     assert perturb_items(odd, "articles", 1.0, {"lang": "en"})[0].tokens[0] == "girl"
 
@@ -317,7 +318,7 @@ def test_semantic_counts_misses_and_keeps_identity(resources):
 
 
 def test_semantic_needs_vectors_and_paradigms(resources):
-    with pytest.raises(NonceError, match=r"^semantic perturbation needs word vectors \(--vectors"):
+    with raises_as_cli(NonceError, "perturb", r"^semantic perturbation needs word vectors \(--vectors"):
         perturb_items(EN, "semantic", 0.5, {"paradigms": resources["paradigms"]})
     with pytest.raises(NonceError, match="needs the treebank's paradigm table"):
         perturb_items(EN, "semantic", 0.5, {"vectors": resources["vectors"]})
@@ -341,7 +342,7 @@ def test_errors_are_clear():
         perturb_items(EN, "qwerty", 0.1, {"max_words": "two"})
     with pytest.raises(NonceError, match=r"^semantic: option band='wide' is not a number$"):
         perturb_items(EN, "semantic", 0.1, {"band": "wide"})
-    with pytest.raises(NonceError, match="--match-group needs --pos-group random"):
+    with raises_as_cli(NonceError, "perturb", "--match-group needs --pos-group random"):
         perturb_items(EN, "qwerty", 0.1, {"pos_group": "nouns", "match_group": "verbs"})
 
 
@@ -472,11 +473,11 @@ def test_subword_model_keeps_whole_word_pieces(tmp_path):
 @pytest.mark.parametrize("kind, tied, max_len", [("lstm", False, 128), ("lstm", True, 128),
                                                  ("transformer", False, 7)])
 def test_embeddings_of_the_project_models(tmp_path, kind, tied, max_len):
-    """lm.models networks, saved as `agree train-lm` saves them: the vectors are the
+    """lm.neural.models networks, saved as `agree train-lm` saves them: the vectors are the
     input embedding (``embedding.weight``), not the decoder nor the positions."""
     from dataclasses import asdict
 
-    from lm.models import LMConfig, build_model
+    from lm.neural.models import LMConfig, build_model
     vocab = ["<eos>", "<unk>", "a", "b", "c", "d", "e"]
     config = LMConfig(kind=kind, vocab_size=len(vocab), emb_size=8, hidden_size=8, layers=1,
                       tied=tied, heads=2, max_len=max_len)

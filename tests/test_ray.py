@@ -19,9 +19,9 @@ from conftest import ROOT, run_agree
 from formats.items import write_items
 from gguf_fixtures import smol_path
 from hf_fixtures import build_tiny
-from lm.corpus import load_corpus
-from lm.kenlm_backend import train_kn5
-from lm.train import train_lm
+from lm.corpus.prepare import load_corpus
+from lm.kenlm.scorer import train_kn5
+from lm.training.train import train_lm
 from test_score_cli import PLUR, SING, corpus_dir, unigram
 from test_train import TINY
 from test_shards import MANY, outputs

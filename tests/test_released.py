@@ -13,9 +13,9 @@ import pytest
 import torch
 
 from conftest import run_agree
-from lm.base import load_model
+from lm.load import load_model
 from lm.errors import LMError
-from lm.released import load_released
+from lm.neural.released import load_released
 
 # The released recipe's model.py, reduced to what the pickle records.
 MODEL_PY = textwrap.dedent("""

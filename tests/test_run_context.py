@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import run_agree
+from conftest import raises_as_cli, run_agree
 from formats.errors import AgreeError
 from formats.run import RunContext, configure_logging
 
@@ -65,7 +65,7 @@ def test_output_dir_and_manifest_inside_root(tmp_path):
 def test_output_dir_refuses_its_input(tmp_path):
     (tmp_path / "in").mkdir()
     run = RunContext("export", out="in", root=tmp_path)
-    with pytest.raises(AgreeError, match=r"/in: --out is the input .*/in; choose another --out"):
+    with raises_as_cli(AgreeError, "export", r"/in: --out is the input .*/in; choose another --out"):
         with run.output_dir(["in"]):   # refused before the block runs
             raise AssertionError("the block must not run")
     assert list((tmp_path / "in").iterdir()) == []

@@ -12,7 +12,8 @@ from formats.testsets import detect_testset, load_testset
 from formats.testsets.papertab import FREQ_MODEL, freq_baseline, read_paper_tab, scores_from_column
 from formats.items import Item, write_items
 from formats.scored import SCORED_COLUMNS, ScoredTable, condition, write_scored
-from agreement.scoring.score import parse_model_specs, score_items
+from agreement.scoring.score import score_items
+from lm.load import parse_model_specs
 from lm.base import Scorer
 from lm.errors import LMError
 
@@ -134,7 +135,7 @@ class TestModelSpecs:
             ("a/model", "a/model", "unigram"), ("b/model", "b/model", "unigram")]
 
     def test_glob_without_match(self, tmp_path):
-        with pytest.raises(AgreeError, match="no directory matches"):
+        with pytest.raises(LMError, match="no directory matches"):  # the spec's layer: lm
             parse_model_specs([f"x={tmp_path}/nothing*"])
 
     def test_not_a_model_directory(self, tmp_path):

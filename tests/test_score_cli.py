@@ -9,7 +9,7 @@ import pytest
 
 from conftest import run_agree
 from formats.items import Item, write_items
-from lm.corpus import load_corpus
+from lm.corpus.prepare import load_corpus
 from lm.unigram import train_unigram
 
 HEADER = ("pattern\tconstr_id\tsent_id\tcorrect_number\tform\tclass\ttype\tprefix\tn_attr\tpunct\tfreq\t"
@@ -142,7 +142,7 @@ ITEMS = [item("a", 0, "the dog", "runs", "run"), item("a", 1, "the cat", "sleeps
 
 
 def corpus_dir(root: Path, sentences: list[str]) -> Path:
-    """A corpus directory in the format lm.corpus writes."""
+    """A corpus directory in the format lm.corpus.prepare writes."""
     root.mkdir(parents=True)
     counts = Counter(w for s in sentences for w in s.split())
     for split in ("train", "valid", "test"):
@@ -226,7 +226,7 @@ class TestRealModels:
     def test_unigram_is_the_baseline_beside_a_5gram(self, tmp_path, testset):
         pytest.importorskip("kenlm")
         from lm.errors import LMError
-        from lm.kenlm_backend import train_kn5
+        from lm.kenlm.scorer import train_kn5
 
         m1 = unigram(tmp_path / "u1", SING)
         try:

@@ -11,11 +11,11 @@ import pytest
 
 from conftest import run_agree
 from formats.run import RunContext
-from lm.base import load_model
+from lm.load import load_model
 from lm.errors import LMError, TrainingInterrupted
-from lm.snapshots import Schedule, check_series, list_snapshots, parse_schedule
-from lm.train import partial_dir, train_lm
-from lm.train_dir import train_lm_to_dir
+from lm.training.snapshots import Schedule, check_series, list_snapshots, parse_schedule
+from lm.training.train import partial_dir, train_lm
+from lm.training.train_dir import train_lm_to_dir
 from test_train import TINY, make_corpus
 
 #: 30 steps, a snapshot every 10 (steps_per_epoch is 53 on this corpus: all within epoch 1)

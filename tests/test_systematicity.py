@@ -13,6 +13,7 @@ from nonce.errors import NonceError
 from nonce.pool import CandidatePool, PoolOptions
 from nonce.target_swaps import make_swaps
 from treebanks.paradigms import ParadigmTable
+from conftest import raises_as_cli
 
 V_SG = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
 V_PL = "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin"
@@ -75,7 +76,7 @@ def test_seeded_and_independent_of_other_items():
     b = [it for it in swaps(2, items=ITEMS[1:]).items if it.item_id == "s2"]
     assert a == b
     assert swaps(2).items == swaps(2).items
-    with pytest.raises(NonceError, match="--k must be at least 1"):
+    with raises_as_cli(NonceError, "swap-targets", "--k must be at least 1"):
         swaps(0)
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from agreement.scoring.span import differing_span, span_logprobs, target_span
 from formats.testsets import load_testset
-from lm.base import load_model
+from lm.load import load_model
 
 from conftest import run_agree
 
@@ -23,7 +23,7 @@ LINES = (["le chien est petit ."] * 5 + ["les chiens sont petits ."] * 4 + ["le 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
     """A 3-gram KenLM model of a tiny French and English corpus (a unigram one without KenLM)."""
-    from lm.corpus import load_corpus
+    from lm.corpus.prepare import load_corpus
     from lm.errors import LMError
     from lm.unigram import train_unigram
 
@@ -38,7 +38,7 @@ def model(tmp_path_factory):
     (corpus / "counts.tsv").write_text("word\tcount\n" + "".join(f"{w}\t{counts[w]}\n" for w in words))
     (corpus / "manifest.json").write_text('{"command": "corpus", "parameters": {"lang": "fr"}}\n')
     try:
-        from lm.kenlm_backend import train_kn5
+        from lm.kenlm.scorer import train_kn5
 
         train_kn5(load_corpus(corpus), root / "kn", order=3)
         return root / "kn"

@@ -1,4 +1,4 @@
-"""lm.tokenize: UD-style tokens and sentences for English, Italian and other languages."""
+"""lm.corpus.tokenize: UD-style tokens and sentences for English, Italian and other languages."""
 from __future__ import annotations
 
 import re
@@ -7,7 +7,7 @@ import conllu
 import pytest
 
 from conftest import shared_path
-from lm.tokenize import get_tokenizer, sentences, tokenize
+from lm.corpus.tokenize import get_tokenizer, sentences, tokenize
 
 
 def toks(text, lang="en", **kw):

@@ -1,4 +1,4 @@
-"""lm.train.train_lm and lm.neural_train: model directories, resume, bad input, dispatch."""
+"""lm.training.train.train_lm and lm.neural.train: model directories, resume, bad input, dispatch."""
 from __future__ import annotations
 
 import json
@@ -11,12 +11,12 @@ import pytest
 import torch
 
 from formats.manifest import write_manifest
-from lm.base import load_model
-from lm.corpus import prepare_corpus
+from lm.load import load_model
+from lm.corpus.prepare import prepare_corpus
 from lm.errors import LMError, TrainingInterrupted
-from lm.neural_data import eval_layout
-from lm.neural_presets import neural_settings
-from lm.train import partial_dir, train_lm
+from lm.neural.data import eval_layout
+from lm.neural.presets import neural_settings
+from lm.training.train import partial_dir, train_lm
 
 #: a model small enough that a step takes milliseconds
 #: (lr 20 is for hundreds of units; 16 units need a smaller step)
@@ -40,7 +40,7 @@ def write_text(path: Path, n_sentences: int, seed: int = 0) -> Path:
 
 
 def make_corpus(directory: Path, n_sentences: int = 300, seed: int = 0) -> Path:
-    """A corpus directory as lm.corpus.prepare_corpus makes it."""
+    """A corpus directory as lm.corpus.prepare.prepare_corpus makes it."""
     text = write_text(directory.parent / f"{directory.name}.txt", n_sentences, seed)
     prepare_corpus([text], directory, "en", seed=1)
     write_manifest(directory, "corpus", [text], {"lang": "en"})   # as `agree corpus` does

@@ -1,5 +1,5 @@
 """The training registry, the checkpoint's Progress, field-named errors and the one
-device resolver (lm.registry, lm.checkpoint.Progress, lm.errors.FieldError, lm.device)."""
+device resolver (lm.training.trainers, lm.neural.checkpoint.Progress, lm.errors.FieldError, lm.device)."""
 from __future__ import annotations
 
 import json
@@ -16,13 +16,13 @@ import torch
 from agreement.cli import spell_fields
 from agreement.commands.train import train_lm as train_command
 from conftest import run_agree
-from lm.checkpoint import Progress
+from lm.neural.checkpoint import Progress
 from lm.device import check_device_name, resolve_device
 from lm.errors import FieldError, LMError, TrainingInterrupted, literal
-from lm.models import LMConfig
-from lm.neural_presets import MODEL_SETTINGS
-from lm.registry import _TRAINERS, Trainer, TrainRun, get_trainer, register_trainer, sizes, trainers
-from lm.train import partial_dir, train_lm
+from lm.neural.models import LMConfig
+from lm.neural.presets import MODEL_SETTINGS
+from lm.training.trainers import _TRAINERS, Trainer, TrainRun, get_trainer, register_trainer, sizes, trainers
+from lm.training.train import partial_dir, train_lm
 from lm.unigram import train_unigram
 from test_train import TINY, make_corpus
 
@@ -36,7 +36,7 @@ def corpus(tmp_path_factory):
 
 def test_listing_the_architectures_imports_no_torch():
     """`agree train-lm --help` (and `agree --help`) read the registry without torch."""
-    code = ("import sys; from lm.registry import trainers, sizes; "
+    code = ("import sys; from lm.training.trainers import trainers, sizes; "
             "import agreement.commands.train; "
             "print(list(trainers()), sizes(), 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from lm.base import load_model
-from lm.corpus import prepare_corpus, read_counts
+from lm.load import load_model
+from lm.corpus.prepare import prepare_corpus, read_counts
 from lm.errors import LMError
 from lm.unigram import UnigramScorer, train_unigram
 
@@ -76,4 +76,18 @@ def test_bad_model_directories(model, tmp_path):
         scorer.logprob([[], []], [["a", "b"], ["c"]])
     (model_dir / "counts.tsv").unlink()
     with pytest.raises(LMError, match="unigram model without counts.tsv"):
+        load_model(model_dir)
+
+
+def test_loader_options_are_declared_not_swallowed(model):
+    """lm.load.load_model hands a kind only the options its loader declares: the ones the
+    command line gives every model (device, threads, convention, ...) are left out for a
+    kind that takes none, any other is an error naming the option and the kind."""
+    _, model_dir, _ = model
+    shared = load_model(model_dir, device="cpu", threads=2, convention="agree", carry_state=False)
+    assert shared.kind == "unigram" and shared.name == "model"
+    with pytest.raises(LMError, match=r"^unigram models take no option 'temperature' \(they take: none\)$"):
+        load_model(model_dir, temperature=0.5)
+    with pytest.raises(LMError, match=r"unknown model kind 'nonsuch'"):
+        (model_dir / "config.json").write_text(json.dumps({"kind": "nonsuch"}), encoding="utf-8")
         load_model(model_dir)

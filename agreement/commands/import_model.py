@@ -38,7 +38,7 @@ def import_model(run, fmt, checkpoint, vocab):
         --vocab vocab.txt --out runs/gulordava-en
       agree score ../shared/data/colorlessgreen/English/generated --model runs/gulordava-en --out s
     """
-    from lm.released import import_released  # lazy: heavy (torch), loaded only when this command runs
+    from lm.neural.released import import_released  # lazy: heavy (torch), loaded only when this command runs
 
     with run.output_dir([checkpoint, vocab]) as tmp:
         config = import_released(checkpoint, vocab, tmp)

@@ -8,7 +8,7 @@ import click
 from tqdm import tqdm
 
 from agreement.options import CPUS, pass_run, quiet_option
-from lm.kenlm_build import build_kenlm
+from lm.kenlm.build import build_kenlm
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """``agree train-lm``: corpus, dump or text -> LSTM, transformer, 5-gram KN or unigram model.
 
 The architectures, the presets (``--size``) and their settings come from the training
-registry (:mod:`lm.registry`); the help text lists the presets from there. The
+registry (:mod:`lm.training.trainers`); the help text lists the presets from there. The
 library names settings as fields (``emb_size``); this command's options carry those
 names, so the CLI edge (:func:`agreement.cli.spell_fields`) writes them as options in
 error messages.
@@ -15,18 +15,18 @@ import click
 
 from agreement.options import (CPUS, DROPOUT, LANG, LEARNING_RATE, NON_NEGATIVE, POSITIVE, POSITIVE_INT,
                                SIZE, Number, device_option, out_option, pass_run, quiet_option, seed_option)
-from lm.kenlm_backend import MAX_ORDER, MIN_ORDER
+from lm.kenlm.scorer import MAX_ORDER, MIN_ORDER
 from lm.errors import LMError
-from lm.registry import DEFAULT_ARCH, DEFAULT_SIZE, sizes, trainers
-from lm.snapshots import Schedule, parse_schedule
-from lm.train_dir import train_lm_to_dir
+from lm.training.trainers import DEFAULT_ARCH, DEFAULT_SIZE, sizes, trainers
+from lm.training.snapshots import Schedule, parse_schedule
+from lm.training.train_dir import train_lm_to_dir
 
 log = logging.getLogger(__name__)
 
 
 class SnapshotEvery(click.ParamType):
     """``N`` optimizer steps or ``N-tokens`` (k/M/G allowed), at least 1, as a
-    :class:`lm.snapshots.Schedule`."""
+    :class:`lm.training.snapshots.Schedule`."""
     name = "snapshot interval"
 
     def convert(self, value, param, ctx):
@@ -107,7 +107,7 @@ def train_lm(run, inputs, lang, arch, size, epochs, max_steps, resume, seed, sna
       agree score ../shared/data/colorlessgreen/English/generated --model en-lstm --curve \\
         --out en-curve
     """
-    # Ctrl-C: lm.train saves a checkpoint and raises TrainingInterrupted, which the
+    # Ctrl-C: lm.training.train saves a checkpoint and raises TrainingInterrupted, which the
     # CLI edge reports as one "Interrupted: ..." line with exit code 130.
     if snapshot_every is not None:   # one option, two library settings: steps or tokens
         options.update(snapshot_every=snapshot_every.steps, snapshot_tokens=snapshot_every.tokens)

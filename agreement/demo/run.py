@@ -35,9 +35,9 @@ from agreement.scoring.score_dir import ScoreOptions, score_to_dir
 from formats.manifest import read_manifest, write_manifest
 from formats.run import RunContext
 from formats.vocab import vocab_words
-from lm.corpus import corpus_to_dir
+from lm.corpus.prepare import corpus_to_dir
 from lm.errors import TrainingInterrupted, interrupt_for
-from lm.train_dir import train_lm_to_dir
+from lm.training.train_dir import train_lm_to_dir
 from nonce.nonce_dir import nonce_to_dir
 from treebanks.cache import default_cache_dir
 

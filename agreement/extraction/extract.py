@@ -56,7 +56,7 @@ import numpy as np
 from agreement.errors import AgreeError
 from agreement.extraction.mining import Construction, ConstructionMiner, Key, MiningConfig, explain, parse_construction
 from formats.items import Item
-from treebanks.errors import TreebankError
+from treebanks.errors import TreebankError, literal
 from treebanks.features import feature_names, feature_values, infer_verb_number
 from treebanks.paradigms import MODES, ParadigmTable
 from treebanks.cache import load_columns
@@ -124,7 +124,7 @@ def parse_features(spec: str | Sequence[str]) -> tuple[str, ...]:
     names = spec.split("|") if isinstance(spec, str) else list(spec)
     names = [n.strip() for n in names if n.strip()]
     if not names:
-        raise AgreeError("no agreement feature given (e.g. --features Number)")
+        raise AgreeError("no agreement feature given (e.g. {features} Number)", fields=True)
     return tuple(sorted(set(names), key=lambda s: (s.lower(), s)))
 
 
@@ -198,11 +198,12 @@ def _gc_paused():
 
 def _check_config(c: ExtractConfig) -> None:
     if c.alt not in MODES:
-        raise AgreeError(f"unknown --alt {c.alt!r} (expected one of: {', '.join(MODES)})")
+        raise AgreeError(f"unknown {{alt}} {literal(repr(c.alt))} (expected one of: {', '.join(MODES)})",
+                         fields=True)
     if not 1 <= c.min_distance <= c.max_distance:
         raise AgreeError(f"need 1 <= min distance <= max distance (got {c.min_distance}..{c.max_distance})")
     if c.min_count < 1:
-        raise AgreeError(f"--min-count must be at least 1 (got {c.min_count})")
+        raise AgreeError(f"{{min_count}} must be at least 1 (got {c.min_count})", fields=True)
 
 
 def _check_features(table: ParadigmTable, features: Sequence[str], files: Sequence[Path]) -> None:
@@ -222,7 +223,8 @@ def parse_values(spec: str | Sequence[str]) -> tuple[str, ...]:
     vals = spec.split(",") if isinstance(spec, str) else list(spec)
     vals = [v.strip() for v in vals if v.strip()]
     if len(vals) != 2 or vals[0] == vals[1]:
-        raise AgreeError(f"--values needs two different values, e.g. Sing,Plur (got {','.join(vals) or 'none'})")
+        raise AgreeError(f"{{values}} needs two different values, e.g. Sing,Plur "
+                         f"(got {literal(','.join(vals) or 'none')})", fields=True)
     return tuple(vals)
 
 
@@ -238,8 +240,9 @@ def _check_values(table: ParadigmTable, c: ExtractConfig, files: Sequence[Path])
     missing = [v for v in c.values if v not in seen]
     if missing:
         where = str(files[0]) if len(files) == 1 else f"{len(files)} files"
-        raise AgreeError(f"--values {','.join(c.values)}: no token of {where} has {feature}={missing[0]}; "
-                         f"its {feature} values: {', '.join(sorted(seen))}")
+        raise AgreeError(f"{{values}} {literal(','.join(c.values))}: no token of {literal(where)} has "
+                         f"{literal(feature)}={literal(missing[0])}; its {literal(feature)} values: "
+                         f"{literal(', '.join(sorted(seen)))}", fields=True)
 
 
 def _infer_number(tb: TreebankColumns) -> TreebankColumns:

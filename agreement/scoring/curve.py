@@ -5,7 +5,7 @@ The points of a curve are model directories with a training position:
 - a run directory of ``agree train-lm --snapshot-every`` stands for its snapshots
   (``OUT/snapshots/step-*``; the final model is not a point: its weights are the best
   validation's, not those of one step); a hole in the series is an error
-  (:func:`lm.snapshots.check_series`);
+  (:func:`lm.training.snapshots.check_series`);
 - any model directory (or GGUF file) whose position can be read: our config.json
   ``metrics`` (``steps``, ``tokens_seen``), a Hugging Face Trainer's
   ``trainer_state.json`` (``global_step``, ``num_input_tokens_seen``), or the
@@ -36,10 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from treebanks.errors import literal
 from agreement.errors import AgreeError
-from agreement.scoring.score import split_model_value
+from lm.load import split_model_value
 from formats.files import as_given
-from lm.snapshots import check_series, list_snapshots
+from lm.training.snapshots import check_series, list_snapshots
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +99,8 @@ def _count(text: str) -> int:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value != int(value) or value < 0:
-        raise AgreeError(f"--model: {text!r} is not a whole number (a step or token count)")
+        raise AgreeError(f"{{models}}: {literal(repr(text))} is not a whole number (a step or token count)",
+                         fields=True)
     return int(value)
 
 
@@ -153,10 +155,11 @@ def plan_curve(values: Sequence[str], root: str | os.PathLike | None = None) -> 
         series, given, spec = _split_value(value)
         group, scheme, paths = split_model_value(spec, root)
         if group:        # a GROUP= left after the position: SERIES=step=N:DIR is the order
-            raise AgreeError(f"--model {value}: write the series first: SERIES=step=N:DIR")
+            raise AgreeError(f"{{models}} {literal(value)}: write the series first: SERIES=step=N:DIR",
+                             fields=True)
         if given is not None and len(paths) != 1:
-            raise AgreeError(f"--model {value}: a position given for {len(paths)} models; give "
-                             "each its own --model 'step=N:DIR'")
+            raise AgreeError(f"{{models}} {literal(value)}: a position given for {len(paths)} models; "
+                             "give each its own {models} 'step=N:DIR'", fields=True)
         for path in paths:
             shown = str(as_given(path, root))
             snapshots = list_snapshots(path) if not scheme and given is None else []
@@ -189,9 +192,9 @@ def _series_points(series: str, members, root) -> list[Point]:
         found.append((value, str(rooted_path), given or training_position(rooted_path)))
     lacking = [v for v, _, pos in found if pos is None]
     if lacking and len(lacking) < len(found):
-        raise AgreeError(f"curve {series}: no training position for {', '.join(lacking)} while "
-                         f"the other models of the series have one; give it as "
-                         f"--model 'step=N:DIR' (or name the series apart: SERIES=DIR)")
+        raise AgreeError(f"curve {literal(series)}: no training position for {literal(', '.join(lacking))} "
+                         "while the other models of the series have one; give it as "
+                         "{models} 'step=N:DIR' (or name the series apart: SERIES=DIR)", fields=True)
     if lacking:
         log.info(f"curve {series}: none of its {len(found)} models carries a training position; "
                  "their order as given is taken as the position (1, 2, ...)")

@@ -1,5 +1,5 @@
 """Scoring agreement items with language models: the :class:`ScoredTable` of scored rows,
-:func:`score_items`, model specifications (``--model [GROUP=]DIR``) and the
+:func:`score_items` over the models that :mod:`lm.load` reads from their specs, and the
 scored ``items.tsv``.
 
 An item is right for a model when natural-log P(correct | prefix) is strictly
@@ -25,28 +25,23 @@ product over its words); the others are usable only with ``sentence``:
 """
 from __future__ import annotations
 
-import glob
 import logging
-import os
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from tqdm import tqdm
 
 from agreement.errors import AgreeError
+from treebanks.errors import literal
 from agreement.scoring.score_checks import check_finite, counted_skips
 from agreement.scoring.span import span_logprobs, target_span
 from agreement.scoring.syntaxgym import evaluate_suites
 from formats.detok import space_after as rule_spacing
 from formats.items import Item
-from formats.files import rooted
 from formats.testsets.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredTable
-from lm.base import TargetQuery, Words, load_model, read_config
-from lm.gguf_load import load_gguf
-from lm.hf_load import _check_dir  # light: transformers is imported only to load
+from lm.base import TargetQuery, Words
+from lm.load import ModelSpec, load_model
 
 log = logging.getLogger(__name__)
 
@@ -57,108 +52,9 @@ METHODS = ("target", "sentence")
 CHUNK_SIZE = 1024
 
 
-# --------------------------------------------------------------------------- models
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A model named on the command line.
-
-    directory  the model directory (``config.json`` inside), or the GGUF file
-    name       unique display name (the directory name, made unique with its parent)
-    group      aggregation label (explicit ``GROUP=DIR``, else ``name``)
-    kind       backend kind from ``config.json``; ``hf`` (Hugging Face directory) or
-               ``gguf`` (GGUF file)
-    """
-    directory: Path
-    name: str
-    group: str
-    kind: str
-
-
-def parse_model_specs(values: Sequence[str], root: str | os.PathLike | None = None) -> list[ModelSpec]:
-    """Parse ``--model`` values: ``[GROUP=]SPEC``, where SPEC is a model directory
-    (ours, or a Hugging Face ``save_pretrained`` one, detected by its config.json's
-    ``model_type``), ``hf:DIR`` (Hugging Face, said explicitly) or ``gguf:FILE.gguf``.
-    A directory may be a glob (``lstm=runs/seed*``) so that one option names all
-    seeds of a group. Without ``GROUP=`` a model's label is its directory (or file)
-    name, made unique with its parent folders when two share it. ``root``: where
-    relative paths are read (see :func:`split_model_value`)."""
-    specs: list[tuple[Path, str | None, str]] = []
-    for value in values:
-        group, scheme, paths = split_model_value(value, root)
-        specs += [(Path(p), group or None, scheme) for p in paths]
-    seen: set[str] = set()
-    for d, _, _ in specs:
-        if os.path.abspath(d) in seen:
-            raise AgreeError(f"--model: {d} is given twice")
-        seen.add(os.path.abspath(d))
-    names = _unique_names([d for d, _, _ in specs])
-    out = []
-    for (directory, group, scheme), name in zip(specs, names):
-        out.append(ModelSpec(directory, name, group or name, _spec_kind(directory, scheme)))
-    return out
-
-
-def split_model_value(value: str, root: str | os.PathLike | None = None) -> tuple[str, str, list[str]]:
-    """One ``--model`` value -> (group or "", scheme ``hf``/``gguf``/"", the paths it
-    names: a glob expanded, sorted). :class:`AgreeError` when a glob matches nothing.
-    ``root``: where a relative path is read (:func:`formats.files.rooted`; the paths
-    come back under it)."""
-    group, _, path = value.partition("=") if "=" in value and not Path(rooted(root, value)).exists() \
-        else ("", "", value)
-    scheme, path = _scheme(path, root)
-    path = str(rooted(root, path))
-    paths = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
-    if not paths:
-        raise AgreeError(f"--model {value}: no directory matches {path!r}")
-    return group, scheme, paths
-
-
-def _scheme(path: str, root: str | os.PathLike | None = None) -> tuple[str, str]:
-    """``hf:DIR`` -> ("hf", DIR); ``gguf:FILE`` -> ("gguf", FILE); else ("", path)."""
-    for scheme in ("hf", "gguf"):
-        if path.startswith(scheme + ":") and not Path(rooted(root, path)).exists():
-            return scheme, path[len(scheme) + 1:]
-    return "", path
-
-
-def _spec_kind(path: Path, scheme: str) -> str:
-    """The kind of one model, checked before anything is loaded."""
-    if scheme == "gguf":
-        if not path.is_file():
-            raise AgreeError(f"--model gguf:{path}: no such GGUF file")
-        return "gguf"
-    if scheme == "hf":
-        _check_dir(path)
-        return "hf"
-    return str(read_config(path)["kind"])
-
-
-def _unique_names(dirs: Sequence[Path]) -> list[str]:
-    """Directory names; a name shared by several directories gets parent folders
-    added (``a/model``, ``b/model``) until it is unique."""
-    parts = [Path(os.path.abspath(d)).parts for d in dirs]
-    depth = [1] * len(dirs)
-    while True:
-        names = [os.path.join(*p[-k:]) for p, k in zip(parts, depth)]
-        clash = [i for i, n in enumerate(names) if names.count(n) > 1 and depth[i] < len(parts[i])]
-        if not clash:
-            return names
-        for i in clash:
-            depth[i] += 1
-
-
 def load_scorers(specs: Sequence[ModelSpec], **options):
-    """Load each model directory as an ``lm.base.Scorer`` named after its spec."""
-    scorers = []
-    for spec in specs:
-        if spec.kind == "gguf":  # the one place a GGUF engine is chosen (--engine)
-            scorer = load_gguf(spec.directory, **options)
-        else:
-            scorer = load_model(spec.directory, **options)
-        scorer.name = spec.name
-        scorers.append(scorer)
-    return scorers
+    """Load each model (:func:`lm.load.load_model`) as an ``lm.base.Scorer`` named after its spec."""
+    return [load_model(spec, **options) for spec in specs]
 
 
 # --------------------------------------------------------------------------- scoring
@@ -188,8 +84,9 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
     if require_in_vocab and scorers:
         keep = [i for i in range(len(items)) if not any(oov[s.name][i] for s in scorers)]
         if not keep:
-            raise AgreeError("--require-in-vocab: no item is fully in the vocabulary of every model "
-                             f"({len(items)} items, models: {', '.join(s.name for s in scorers)})")
+            raise AgreeError("{require_in_vocab}: no item is fully in the vocabulary of every model "
+                             f"({len(items)} items, models: {literal(', '.join(s.name for s in scorers))})",
+                             fields=True)
         items, testsets = [items[i] for i in keep], [testsets[i] for i in keep]
         oov = {name: [flags[i] for i in keep] for name, flags in oov.items()}
     out: list[ScoredTable] = []
@@ -327,11 +224,11 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     extra: list[ScoredTable] = []
     for ts in testsets:
         if from_outputs and ts.table is None:
-            raise AgreeError(f"--from-outputs needs a paper .tab file with model columns; "
-                             f"{ts.label} is not one ({ts.kind} test set)")
+            raise AgreeError("{from_outputs} needs a paper .tab file with model columns; "
+                             f"{literal(ts.label)} is not one ({ts.kind} test set)", fields=True)
         if from_outputs and method != "target":
-            raise AgreeError(f"{ts.label}: a paper .tab's model columns are target-method scores; "
-                             "use --method target with --from-outputs")
+            raise AgreeError(f"{literal(ts.label)}: a paper .tab's model columns are target-method "
+                             "scores; use {method} target with {from_outputs}", fields=True)
         for column in from_outputs:
             extra.append(scores_from_column(ts.table, column, ts.label))
         if ts.table is not None and method == "target":  # freq is a target-method baseline
@@ -340,7 +237,7 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
     if require_in_vocab and specs:  # outputs join the models on the items they kept
         extra = extra.subset(np.isin(extra.row_keys(), scored.row_keys()))
     if not len(scored) and not len(extra):
-        raise AgreeError("nothing to score: give --model DIR or --from-outputs COLUMN")
+        raise AgreeError("nothing to score: give {models} DIR or {from_outputs} COLUMN", fields=True)
     return ScoredTable.concat([extra, scored])
 
 

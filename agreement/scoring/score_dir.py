@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from treebanks.errors import literal
 from agreement.errors import AgreeError
 from agreement.scoring.curve import plan_curve
 from agreement.reporting.curve_report import write_curve
@@ -23,7 +24,8 @@ from agreement.scoring.executors import Executor, make_executor
 from agreement.scoring.sharded import ShardedScoring
 from agreement.reporting.humans import HumanIndex, check_coverage
 from formats.humans import read_humans
-from agreement.scoring.score import parse_model_specs, score_testsets, split_for_method, split_model_value
+from agreement.scoring.score import score_testsets, split_for_method
+from lm.load import parse_model_specs, split_model_value
 from agreement.scoring.span import multiword_note
 from agreement.scoring.syntaxgym import PREDICTIONS_FILE, prediction_table, write_predictions
 from agreement.reporting.score_report import write_report
@@ -186,8 +188,8 @@ def _load_sets(testsets, fmt: str, method: str, root=None, lang: str | None = No
                          "(they differ in more than one word, or BLiMP marks them not one-prefix; "
                          "--method sentence scores them)")
             if not kept:
-                raise AgreeError(f"{ts.label}: no pair can be scored with --method target "
-                                 f"({skipped} skipped); use --method sentence")
+                raise AgreeError(f"{literal(ts.label)}: no pair can be scored with {{method}} target "
+                                 f"({skipped} skipped); use {{method}} sentence", fields=True)
             ts = dataclasses.replace(ts, items=tuple(kept))
         log.info(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items")
         sets.append(ts)

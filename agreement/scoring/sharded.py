@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 import numpy as np
 from tqdm import tqdm
 
+from treebanks.errors import literal
 from agreement.errors import AgreeError
 from agreement.scoring.executors.base import Executor
 from agreement.scoring.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
@@ -23,7 +24,7 @@ from formats.items import Item
 from formats.scored import ScoredTable, empty
 from lm.base import space_after_of
 from lm.errors import FieldError
-from lm.gguf import choose_engine
+from lm.load import resolve_engine
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +49,9 @@ def model_jobs(specs, executor: Executor, load_options: dict) -> list[ModelJob]:
         options = dict(load_options)
         if executor.threads is not None:
             options["threads"] = executor.threads
-        if spec.kind == "gguf":
-            options["engine"] = choose_engine(spec.directory, options.get("engine") or "auto",
-                                              device=options.get("device"))
+        engine = resolve_engine(spec, options.get("engine"), device=options.get("device"))
+        if engine is not None:
+            options["engine"] = engine
         scored = {k: options.get(k) for k in SCORED_OPTIONS}
         jobs.append(model_job(spec, options, executor.threads, scored))
     return jobs
@@ -84,8 +85,9 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
             executor.pause(job)
         keep = [i for i in range(len(items)) if not any(vocabs[j.key].oov[i] for j in jobs)]
         if not keep:
-            raise AgreeError("--require-in-vocab: no item is fully in the vocabulary of every model "
-                             f"({len(items)} items, models: {', '.join(j.spec.name for j in jobs)})")
+            raise AgreeError("{require_in_vocab}: no item is fully in the vocabulary of every model "
+                             f"({len(items)} items, models: {literal(', '.join(j.spec.name for j in jobs))})",
+                             fields=True)
     kept_items, kept_labels = [items[i] for i in keep], [labels[i] for i in keep]
     out: list[ScoredTable] = []
     for job in jobs:

@@ -32,7 +32,7 @@ from agreement.errors import AgreeError
 from agreement.scoring.score import CHUNK_SIZE
 from formats.items import Item
 from formats.manifest import AGREE_VERSION, describe_inputs
-from lm.train import partial_dir
+from lm.training.train import partial_dir
 
 #: items per shard: the chunk a one-process run has always scored at once
 SHARD_SIZE = CHUNK_SIZE

@@ -99,7 +99,8 @@ def perturb_to_dir(run: RunContext, testset: str | os.PathLike, aspect: str, sev
             own = directory / "paradigms.tsv"
             options.update(vectors=vectors, paradigms=paradigms or (str(own) if run.path(own).is_file() else None))
         elif vectors or paradigms:
-            raise NonceError(f"{aspect}: --vectors and --paradigms are for the semantic aspect only")
+            raise NonceError(f"{aspect}: {{vectors}} and {{paradigms}} are for the semantic aspect only",
+                             fields=True)
         options = {k: v for k, v in options.items() if v is not None}
         result = perturb(items, aspect, severity, _rooted_files(options, run), seed)
         write_items(tmp / "items.tsv", result.items)

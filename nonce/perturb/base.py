@@ -29,6 +29,7 @@ from typing import Any, Callable, ClassVar, Sequence
 from formats.detok import attaches_left, space_after as rule_spacing
 from formats.items import Item
 from nonce.errors import NonceError
+from treebanks.errors import literal
 
 #: where the words an aspect may change are taken from (cue and target always excluded)
 SCOPES = ("prefix", "context", "sentence")
@@ -232,8 +233,8 @@ class Aspect(ABC):
             guesses = {item.item_id.split("_", 1)[0].split("-", 1)[0].lower() for item in items}
             lang = guesses.pop() if len(guesses) == 1 else None
         if lang not in known:
-            raise NonceError(f"{self.name}: language {lang or 'unknown'!s} not supported "
-                             f"(pass --lang with one of: {', '.join(known)})")
+            raise NonceError(f"{self.name}: language {literal(lang or 'unknown')} not supported "
+                             f"(pass {{lang}} with one of: {', '.join(known)})", fields=True)
         return lang
 
     @abstractmethod

@@ -53,8 +53,8 @@ WORD_OPTIONS = {
 
 def check_word_options(aspect: str, options: dict) -> None:
     if options["match_group"] and options["pos_group"] != "random":
-        raise NonceError(f"{aspect}: --match-group needs --pos-group random "
-                         f"(it matches a random control to a POS group)")
+        raise NonceError(f"{aspect}: {{match_group}} needs {{pos_group}} random "
+                         "(it matches a random control to a POS group)", fields=True)
     if options["max_words"] is not None and options["max_words"] < 0:
         raise NonceError(f"{aspect}: max_words must be >= 0")
 

@@ -62,13 +62,14 @@ class Semantic(Aspect):
     def __init__(self, severity, options=None):
         super().__init__(severity, options)
         if self.options["vectors"] is None:
-            raise NonceError("semantic perturbation needs word vectors (--vectors FILE|MODEL_DIR: "
-                             "a word2vec text file or a trained model directory)")
+            raise NonceError("semantic perturbation needs word vectors ({vectors} FILE|MODEL_DIR: "
+                             "a word2vec text file or a trained model directory)", fields=True)
         if not isinstance(self.options["vectors"], WordVectors):
             raise NonceError("semantic: option vectors must be WordVectors or a path")
         if self.options["paradigms"] is None:
             raise NonceError("semantic perturbation needs the treebank's paradigm table "
-                             "(paradigms.tsv in the test set directory, or --paradigms FILE)")
+                             "(paradigms.tsv in the test set directory, or {paradigms} FILE)",
+                             fields=True)
         if not 0 < self.options["band"] <= 2:
             raise NonceError(f"semantic: band {self.options['band']:g} out of range (0, 2]")
         if not 0 <= self.options["rate"] <= 1:

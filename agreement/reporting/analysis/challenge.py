@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from formats.scored import ScoredTable
+from treebanks.errors import literal
 from agreement.errors import AgreeError
 from agreement.reporting.stats import bootstrap_ci
 
@@ -95,8 +96,8 @@ def challenge_subsets(table: ScoredTable, rng: np.random.Generator,
     models = table.models()
     for ref in reference:
         if ref not in models:
-            raise AgreeError(f"--challenge-model {ref}: no such model among the scored models "
-                             f"({', '.join(models)})")
+            raise AgreeError(f"{{challenge_model}} {literal(ref)}: no such model among the scored "
+                             f"models ({literal(', '.join(models))})", fields=True)
         subset = _wrong_everywhere(table, keys, [ref])
         out.append(ChallengeSubset(f"wrong:{ref}", f"wrong for {ref}", len(subset),
                                    _score(table, keys, subset, rng)))

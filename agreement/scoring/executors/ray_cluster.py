@@ -22,7 +22,7 @@ import subprocess
 import sys
 from typing import Callable, Sequence
 
-from agreement.errors import DOMAIN_ERRORS, AgreeError
+from agreement.errors import AgreeError, DomainError
 from agreement.scoring.executors.base import Executor
 from agreement.scoring.executors.worker import GuardedWorker
 from agreement.scoring.shards import ModelJob, ShardResult, ShardTask, VocabResult
@@ -151,7 +151,7 @@ class RayExecutor(Executor):
                              f"({_first_line(e)}); the finished shards are kept: run the same "
                              "command again to score the rest") from None
         except RayTaskError as e:
-            if isinstance(e.cause, (*DOMAIN_ERRORS, OSError)):
+            if isinstance(e.cause, (DomainError, OSError)):
                 raise e.cause from None
             raise
         if error is not None:

@@ -12,7 +12,7 @@ import socket
 import sys
 from typing import Sequence
 
-from agreement.errors import DOMAIN_ERRORS
+from agreement.errors import DomainError
 from agreement.scoring.score import load_scorers, oov_flags, piece_flags, score_chunk, sentence_pair
 from agreement.scoring.shards import ModelJob, ShardResult, ShardTask, VocabResult
 from formats.items import Item
@@ -76,7 +76,7 @@ class GuardedWorker:
         self.error, self.worker = None, None
         try:
             self.worker = ModelWorker(job)
-        except (*DOMAIN_ERRORS, OSError) as e:
+        except (DomainError, OSError) as e:
             self.error = e
 
     def ready(self):
@@ -94,5 +94,5 @@ class GuardedWorker:
             return self.error, None
         try:
             return None, fn()
-        except (*DOMAIN_ERRORS, OSError) as e:
+        except (DomainError, OSError) as e:
             return e, None

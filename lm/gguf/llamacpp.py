@@ -1,0 +1,373 @@
+"""A GGUF model run natively by llama.cpp (llama-cpp-python's low-level API).
+
+llama.cpp computes with the quantized weights as they are stored, so a 4-bit
+7B model needs about 4 GB instead of the 28 GB of fp32 weights transformers
+makes of it. Conventions (the same as the transformers engine's, see
+:meth:`LlamaCppScorer.conventions`):
+
+* natural log; log-softmax over the full vocabulary in fp32, in numpy, from
+  llama.cpp's fp32 logits;
+* what is read is the scorer's convention (:mod:`lm.pieces`; default: the model's
+  BOS token (``llama_vocab_bos``; EOS when the model has none), prepended once by
+  us, then the text as written, tokenized once with ``add_special=False,
+  parse_special=False``); the pieces' bytes give their character offsets (llama.cpp
+  has no offsets API), and a word owns the pieces that start in it;
+* target method: P(word | prefix) = product of its pieces' probabilities x
+  P(the next token cannot continue the word | prefix, word); the word-end mass
+  sums the tokens whose text starts with whitespace or (text as written) an ASCII
+  punctuation mark, plus the end-of-generation tokens (a vocabulary mask made
+  once). The Pimentel & Meister denominator P(word start | prefix) is the same for
+  both candidates and cancels, so it is not computed;
+* sentence method: the sum of all piece log-probabilities after BOS, no
+  end-of-sentence symbol, no word-end factor; a word's log-prob is the sum of the
+  pieces it owns, so word log-probs sum exactly to the sentence's.
+
+Speed: a shared prefix is evaluated once. For a target query the prefix's tokens
+go into the batch once, tagged with one sequence id per candidate (llama.cpp
+stores a token shared by several sequences once, as ``llama_memory_seq_cp``
+would leave it), followed by each candidate's pieces on its own sequence; for the
+sentence method, sentences that open with the same tokens (a BLiMP pair's two,
+wherever they are: :func:`lm.openings.group_openings`) have their shared opening
+decoded once. Many
+groups go into one ``llama_decode`` call (several sequences in one batch).
+A sequence (a sentence, or a prefix + candidate) longer than the context window
+is skipped (NaN score) and counted in ``skipped`` (``skipped_over_context`` in
+:meth:`LlamaCppScorer.conventions`); never a crash.
+
+Batch invariance, measured: one sequence per decode matches llama-cpp-python's own
+one-sequence API to 1e-5 nats; with llama-cpp-python 0.3.36 even two sequences in
+one decode can move a sentence by 0.03-0.16 nats (tests/test_llamacpp.py); with many
+sequences in one decode the numbers drift: on 160 BLiMP pairs the largest difference
+from one-at-a-time was 0.4 nats per sentence with shared openings and 0.6 without; on
+100 paper items 0.26 nats per candidate; choices were the same on 64 of 64 pairs and
+40 of 40 items checked. An fp32 KV cache drifts as much as the default fp16 one, so the
+cause is not the cache but llama.cpp's CPU kernels for quantized weights, which take
+other paths (other activation quantization) at other batch shapes: one sequence per
+decode is one of those paths, not a reference. The tolerance held by the tests is 0.6
+nats per sentence (tests/test_llamacpp.py, BATCH_DRIFT_NATS).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from lm.base import Scorer, TargetQuery, space_after_of
+from lm.errors import FieldError, LMError, literal
+from lm.gguf.header import read_gguf_info
+from lm.gguf.llamacpp_decode import Group, run_groups
+from lm.openings import group_openings
+from lm.pieces import (CONVENTIONS, DEFAULT, Encoded, check_convention, encode, offsets_from_pieces,
+                       spaces_of, word_sums)
+from formats.files import sha256_of
+
+#: llama.cpp's limit on distinct sequences in one context (LLAMA_MAX_SEQ)
+MAX_SEQ = 256
+#: sentences sharing an opening decoded together (sentence method): at most two --
+#: on six sentences, six on one opening drifted 0.17 nats from one-sequence scoring,
+#: pairs under 0.005
+MAX_GROUP = 2
+
+
+def _import_llama_cpp(path):
+    try:
+        # imported lazily: a compiled extension, optional (the `agree-bench[gguf]` extra)
+        import llama_cpp
+    except ImportError:
+        raise FieldError(f"{literal(path)}: the llama.cpp engine needs llama-cpp-python: "
+                         "pip install 'agree-bench[gguf]' (or use {engine} transformers)") from None
+    return llama_cpp
+
+
+#: llama.cpp's error lines of the current load (the log callback must outlive any
+#: scorer, so it is one module-level function, installed once)
+_LOG_ERRORS: list[str] = []
+_LOG_CALLBACK = None
+
+
+def _capture_log(lc) -> list[str]:
+    """Route llama.cpp's log away from stderr, keeping its error lines; returns the
+    (cleared) list they are collected in."""
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is None:
+        @lc.llama_log_callback
+        def _log(level, text, _user):
+            if level == 3:  # GGML_LOG_LEVEL_ERROR
+                _LOG_ERRORS.append(text.decode("utf-8", "replace").strip())
+        _LOG_CALLBACK = _log
+        lc.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
+    _LOG_ERRORS.clear()
+    return _LOG_ERRORS
+
+
+class LlamaCppScorer(Scorer):
+    """A GGUF file scored with llama.cpp; see the module docstring for conventions.
+
+    batch_size    sequences per decode call (default 64); 1 with ``share_prefix=False``
+                  is one sentence at a time
+    share_prefix  decode a shared opening once and copy its cache (default True)
+    n_ctx         context window in tokens (capped at the model's training context); also
+                  the tokens of one decode call, so the logits buffer stays n_ctx x vocab
+    threads       CPU threads (default: the CPUs this process may use)
+    device        ``cpu`` keeps every layer on the CPU; otherwise layers are offloaded
+                  to a GPU when llama.cpp was built with one
+    """
+
+    kind = "gguf"
+    context = "prefix"
+
+    def __init__(self, path: str | os.PathLike, *, batch_size: int | None = None,
+                 share_prefix: bool = True, n_ctx: int = 512, threads: int | None = None,
+                 device: str | None = None, convention: str = DEFAULT):
+        self.path = Path(path)
+        self.info = read_gguf_info(self.path)
+        self.name = self.path.stem
+        self.batch_size = max(1, min(int(batch_size or 64), MAX_SEQ))
+        self.share_prefix = share_prefix
+        self.threads = int(threads or len(os.sched_getaffinity(0)))
+        self.skipped = 0
+        self._sha256 = None
+        self._lc = lc = _import_llama_cpp(self.path)
+        self._load(n_ctx, device)
+        self.vocab = lc.llama_model_get_vocab(self.model)
+        self.n_vocab = lc.llama_vocab_n_tokens(self.vocab)
+        bos = lc.llama_vocab_bos(self.vocab)
+        self.bos_source = "bos" if bos >= 0 else "eos"
+        self.bos = bos if bos >= 0 else lc.llama_vocab_eos(self.vocab)
+        self.convention = check_convention(convention)
+        self._buf = ctypes.create_string_buffer(256)
+        self._word_start = self._word_start_mask(punctuation=self.convention != "words")
+        self._tok_cache: dict[tuple[str, bool], tuple[int, ...]] = {}
+        self._enc: dict[tuple, Encoded] = {}
+        self.skipped_unencodable = 0
+        self._batch = lc.llama_batch_init(self.n_ctx, 0, self.n_seq_max)
+
+    # ------------------------------------------------------------------ loading
+    def _load(self, n_ctx: int, device: str | None) -> None:
+        lc = self._lc
+        errors = _capture_log(lc)
+        lc.llama_backend_init()
+        mparams = lc.llama_model_default_params()
+        mparams.n_gpu_layers = 0 if (device or "").startswith("cpu") else -1
+        self.gpu = mparams.n_gpu_layers != 0 and bool(lc.llama_supports_gpu_offload())
+        self.model = lc.llama_model_load_from_file(str(self.path).encode(), mparams)
+        if not self.model:
+            why = next((e for e in reversed(errors) if "architecture" in e), errors[-1] if errors else "")
+            raise LMError(f"{self.path}: llama.cpp {lc.__version__} cannot load this file "
+                          f"(architecture {self.info.architecture!r}){': ' + why if why else ''}")
+        self.n_ctx = max(16, min(int(n_ctx), lc.llama_model_n_ctx_train(self.model) or n_ctx))
+        cparams = lc.llama_context_default_params()
+        cparams.n_ctx = cparams.n_batch = self.n_ctx
+        cparams.n_ubatch = min(256, self.n_ctx)
+        # llama.cpp reserves an output row per sequence: no more sequences than batch rows
+        cparams.n_seq_max = self.n_seq_max = min(MAX_SEQ, self.n_ctx)
+        self.batch_size = min(self.batch_size, self.n_seq_max)
+        cparams.n_outputs_max = 0
+        cparams.n_outputs_max_per_seq = 0
+        cparams.kv_unified = True  # one cache: a copied prefix is shared, not duplicated
+        # flash attention off: on CPU it accumulates in fp16 (measured 0.24 nats per
+        # BLiMP sentence away from the fp32 path)
+        cparams.flash_attn_type = 0
+        cparams.n_threads = cparams.n_threads_batch = self.threads
+        cparams.no_perf = True
+        self.ctx = lc.llama_init_from_model(self.model, cparams)
+        if not self.ctx:
+            raise LMError(f"{self.path}: llama.cpp could not create a context "
+                          f"({errors[-1] if errors else 'unknown reason'})")
+        self.mem = lc.llama_get_memory(self.ctx)
+
+    def _word_start_mask(self, punctuation: bool) -> np.ndarray:
+        """Tokens that cannot continue a word: text starting with whitespace (or, with
+        ``punctuation``, with a punctuation mark), or the end of the text."""
+        lc, buf = self._lc, ctypes.create_string_buffer(256)
+        mask = np.zeros(self.n_vocab, dtype=bool)
+        marks = tuple(bytes([c]) for c in b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") if punctuation else ()
+        for t in range(self.n_vocab):
+            n = lc.llama_token_to_piece(self.vocab, t, buf, 256, 0, False)
+            mask[t] = (n > 0 and buf.raw[:1] in (b" ", b"\n", b"\t", b"\r") + marks) \
+                or bool(lc.llama_vocab_is_eog(self.vocab, t))
+        return mask
+
+    def close(self) -> None:
+        lc = self._lc
+        if getattr(self, "_batch", None) is not None:
+            lc.llama_batch_free(self._batch)
+            self._batch = None
+        if getattr(self, "ctx", None):
+            lc.llama_free(self.ctx)
+            self.ctx = None
+        if getattr(self, "model", None):
+            lc.llama_model_free(self.model)
+            self.model = None
+
+    # ------------------------------------------------------------------ tokens
+    def _tokens(self, text: str, special: bool = False) -> tuple[int, ...]:
+        toks = self._tok_cache.get((text, special))
+        if toks is None:
+            raw = text.encode("utf-8")
+            arr = (self._lc.llama_token * (len(raw) + 8))()
+            n = self._lc.llama_tokenize(self.vocab, raw, len(raw), arr, len(arr), special, False)
+            if n < 0:
+                raise LMError(f"{self.path}: cannot tokenize {text!r}")
+            toks = self._tok_cache[(text, special)] = tuple(arr[:n])
+        return toks
+
+    def _piece_bytes(self, t: int) -> bytes:
+        n = self._lc.llama_token_to_piece(self.vocab, t, self._buf, 256, 0, False)
+        return self._buf.raw[:max(n, 0)]
+
+    def tokenize(self, text: str, special: bool = False):
+        """(ids, character offsets) of ``text`` (offsets from the pieces' bytes: llama.cpp
+        has no offsets API); ``special``: with the model's own BOS, as its tokenizer adds it."""
+        ids = self._tokens(text, special)
+        return ids, offsets_from_pieces(text, [self._piece_bytes(t) for t in ids])
+
+    def encoded(self, words, space_after=None) -> Encoded:
+        flags = space_after if space_after is not None else space_after_of(words)
+        key = (tuple(words), flags)
+        enc = self._enc.get(key)
+        if enc is None:
+            enc = self._enc[key] = encode(self.tokenize, list(words), flags, self.convention, self.bos)
+        return enc
+
+    def try_encoded(self, words, space_after=None) -> Encoded | None:
+        """:meth:`encoded`, or None (counted) for a sentence that cannot be encoded."""
+        try:
+            return self.encoded(words, space_after)
+        except LMError:
+            self.skipped_unencodable += 1
+            return None
+
+    def sentence_pieces(self, sentence) -> list[list[str]]:
+        enc = self.try_encoded(sentence)
+        if enc is None:
+            return [[] for _ in sentence]
+        # as tokens.tsv writes them: a space is spelled ▁ (pieces are space-separated there)
+        return enc.word_pieces(len(sentence), lambda t: self._piece_bytes(t).decode("utf-8", "replace")
+                               .replace(" ", "\u2581"))
+
+    def _word_tokens(self, word: str, i: int) -> tuple[int, ...]:
+        return self._tokens(word if i == 0 else " " + word)
+
+    def word_pieces(self, word: str) -> list[str]:
+        """The pieces of ``word`` in the middle of a sentence (tokenized as ``" " + word``)."""
+        buf = ctypes.create_string_buffer(256)
+        out = []
+        for t in self._word_tokens(word, 1):
+            n = self._lc.llama_token_to_piece(self.vocab, t, buf, 256, 0, False)
+            out.append(buf.raw[:max(n, 0)].decode("utf-8", "replace"))
+        return out
+
+    def in_vocab(self, word: str) -> bool:
+        """Every word has pieces in a subword vocabulary; only an empty word has none."""
+        return bool(word) and len(self._word_tokens(word, 1)) > 0
+
+    # ------------------------------------------------------------------ methods
+    def score_targets(self, queries: Sequence[TargetQuery]) -> np.ndarray:
+        """Natural-log P(candidate | prefix) with the word-end factor; (n, k) float64.
+        The text read ends with the candidate; its prefix (up to the candidate's first
+        piece) is decoded once for all candidates when they agree on it."""
+        if self.convention == "minicons":
+            raise FieldError("{convention} minicons scores whole sentences only; use {method} sentence")
+        groups, owners = [], []
+        for qi, q in enumerate(queries):
+            flags = spaces_of(q.words, q.space_after)[:q.index + 1]
+            encs = [self.try_encoded(tuple(q.words[:q.index]) + (c,), flags) for c in q.candidates]
+            cuts = [None if e is None else next((p for p, w in enumerate(e.owner) if w == q.index), None)
+                    for e in encs]
+            if any(c is None for c in cuts):
+                continue   # counted by try_encoded (or a candidate with no piece of its own)
+            same = len(set(cuts)) == 1 and len({e.ids[:cuts[0]] for e in encs}) == 1
+            if self.share_prefix and same:
+                groups.append(Group(list(encs[0].ids[:cuts[0]]), [list(e.ids[cuts[0]:]) for e in encs],
+                                    False, True))
+                owners.append((qi, None))
+            else:
+                for m, (e, c) in enumerate(zip(encs, cuts)):
+                    groups.append(Group(list(e.ids[:c]), [list(e.ids[c:])], False, True))
+                    owners.append((qi, m))
+        self._run(groups)
+        k = max((len(q.candidates) for q in queries), default=0)
+        out = np.full((len(queries), k), np.nan)
+        for g, (qi, m) in zip(groups, owners):
+            for j, (lp, we) in enumerate(zip(g.member_lp, g.member_we)):
+                if lp is not None:
+                    out[qi, j if m is None else m] = float(np.sum(lp)) + we
+        return out
+
+    def logprob(self, prefixes, targets) -> np.ndarray:
+        return self.score_targets([TargetQuery(tuple(p) + (t[0],), len(p), tuple(t))
+                                   for p, t in zip(prefixes, targets)])
+
+    def word_logprobs(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Per sentence, natural-log P(word_i | BOS, words before i) = sum of the scored
+        pieces it owns (NaN for a sentence skipped)."""
+        encs = [self.try_encoded(s) for s in sentences]
+        live = [i for i, e in enumerate(encs) if e is not None and len(e.ids) > 1]
+        token_lp = self._sentence_token_logprobs([list(encs[i].ids) for i in live])
+        out = [np.full(len(s), np.nan) for s in sentences]
+        for i, lp in zip(live, token_lp):
+            # lp[j] is the log-prob of token j+1
+            out[i] = word_sums(encs[i], lp[encs[i].first - 1:], len(sentences[i]))
+        return out
+
+    def _sentence_token_logprobs(self, seqs: list[list[int]]) -> list[np.ndarray]:
+        """Log-probs of tokens 1.. of each sequence (NaN for a skipped one). Sequences
+        that open alike (a pair's two sentences, wherever they are in the list) are
+        grouped by :func:`lm.openings.group_openings`, at most MAX_GROUP together."""
+        groups = group_openings(seqs, max_group=MAX_GROUP if self.share_prefix else 1)
+        members = [list(g.members) for g in groups]
+        built = []
+        for g, idx in zip(groups, members):
+            c = g.shared if len(idx) > 1 else len(seqs[idx[0]]) - 1
+            built.append(Group(seqs[idx[0]][:c], [seqs[i][c:] for i in idx], True, False))
+        self._run(built)
+        out: list[np.ndarray] = [None] * len(seqs)
+        for g, idx in zip(built, members):
+            for m, i in enumerate(idx):
+                lp = g.member_lp[m]
+                out[i] = np.concatenate([g.prefix_lp, lp]) if lp is not None \
+                    else np.full(len(seqs[i]) - 1, np.nan)
+        return out
+
+    # ------------------------------------------------------------------ decoding
+    def _run(self, groups: list[Group]) -> None:
+        """Fill every group's log-probs, packing groups into decode rounds."""
+        self.skipped += run_groups(self, groups)
+
+    def conventions(self) -> dict:
+        if self._sha256 is None:
+            self._sha256 = sha256_of(self.path)
+        return {
+            "engine": "llama.cpp", "engine_version": f"llama-cpp-python {self._lc.__version__}",
+            "file": self.path.name, "sha256": self._sha256,
+            "architecture": self.info.architecture, "parameters": self.info.parameters,
+            "quantization": self.info.quantization, "weights_dtype": "as stored (quantized)",
+            "logits_dtype": "float32", "attention": "flash attention off (fp32 softmax)",
+            "log_softmax": "float32, full vocabulary (numpy)",
+            "units": "natural log", "context": self.context,
+            "bos_token": f"{self.bos} ({self.bos_source})",
+            "bos_added": "once, by agree" if self.convention != "minicons" else "the tokenizer's own",
+            "convention": self.convention, "text": CONVENTIONS[self.convention],
+            "first_token": "every word including the first is scored after BOS"
+                           if self.convention != "minicons" else "the first token conditions only",
+            "word_end_correction": "target method: x P(next token cannot continue the word: starts "
+                                   "with whitespace" + (" or punctuation" if self.convention != "words"
+                                                        else "") + ", or ends the text)",
+            "sentence_method": "sum of piece log-probs after BOS, no EOS, no word-end factor",
+            "ties": "undecidable (never counted correct)",
+            "batch_size": self.batch_size, "share_prefix": self.share_prefix,
+            "threads": self.threads, "n_ctx": self.n_ctx, "gpu_offload": self.gpu,
+            "skipped_over_context": self.skipped, "skipped_unencodable": self.skipped_unencodable,
+        }
+
+
+def load_llamacpp(path: str | os.PathLike, *, batch_size: int | None = None, share_prefix: bool = True,
+                  n_ctx: int = 512, threads: int | None = None, device: str | None = None,
+                  convention: str = DEFAULT) -> LlamaCppScorer:
+    """Load a GGUF file with llama.cpp (the options: :class:`LlamaCppScorer`'s)."""
+    return LlamaCppScorer(path, batch_size=batch_size, share_prefix=share_prefix, n_ctx=n_ctx,
+                          threads=threads, device=device, convention=convention)

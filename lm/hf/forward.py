@@ -1,0 +1,244 @@
+"""The batched forward passes of the causal transformers engine (:mod:`lm.hf.causal`).
+
+A :class:`Request` asks for log P(ids[j] | ids[:j]) for every j from ``first`` on
+and, with ``word_end``, the word-end mass after the last id (the target method).
+:meth:`CausalRunner.run` answers many at once:
+
+* sequences that open alike are grouped (:func:`lm.openings.group_openings`); a
+  group's opening is read once into the key/value cache, and each member then
+  reads only its own rest from a copy of that cache (explicit position ids, the
+  opening's padding masked);
+* groups are sorted by length and packed into batches of at most ``batch_size``
+  sequences, right-padded with an attention mask, so little padding is read;
+* the output layer runs only on the hidden states whose next token is scored, a
+  block of rows at a time, in fp32 (an fp32 copy of the output embedding when the
+  weights are bf16/fp16), and the log-probability of a token is its logit minus
+  the row's logsumexp: no log-softmax matrix is kept;
+* a position shared by several members (inside the opening) is computed once;
+* a sequence longer than the model's context is skipped (NaN) and counted.
+
+Padding and batch size never change a score beyond float noise (tests hold 1e-4).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from transformers import DynamicCache
+
+from lm.openings import group_openings
+
+#: rows of the (rows, V) logits block computed at once
+LOGIT_ROWS = 256
+#: tokens of one forward pass at most (padded rows x width): long sentences then go
+#: in smaller batches, so the activations stay small
+MAX_BATCH_TOKENS = 4096
+#: batches of sequences per chunk: a chunk's openings are read (and their key/values
+#: kept) before its continuations, so that each pass is sorted by its own length
+CHUNK_BATCHES = 16
+
+
+def _fit(t: torch.Tensor, width: int) -> torch.Tensor:
+    """Key/value states (B, heads, T, d) cut or zero-padded to ``width`` positions."""
+    if t.shape[2] >= width:
+        return t[:, :, :width]
+    return torch.nn.functional.pad(t, (0, 0, 0, width - t.shape[2]))
+
+
+@dataclass(frozen=True)
+class Request:
+    """Score ``ids[first:]`` given what precedes each; ``word_end``: also the mass of
+    word-ending tokens after ``ids[-1]``."""
+    ids: tuple[int, ...]
+    first: int
+    word_end: bool = False
+
+    @property
+    def fed(self) -> tuple[int, ...]:
+        """The ids the model must read: the last one only for its word-end mass."""
+        return self.ids if self.word_end else self.ids[:-1]
+
+
+class CausalRunner:
+    """Forward passes of one transformers causal LM (its body and output layer)."""
+
+    def __init__(self, body, head, *, device, pad_id: int, batch_size: int, max_positions: int | None,
+                 fp32_head: bool, config=None):
+        self.body, self.device, self.pad_id, self.config = body, device, pad_id, config
+        self.batch_size, self.max_positions = batch_size, max_positions
+        w = head.weight.detach()
+        b = getattr(head, "bias", None)
+        # fp32 output layer: bf16/fp16 weights get an fp32 copy (the reduction is fp32)
+        self.weight = w.float() if fp32_head else w
+        self.bias = None if b is None else b.detach().float()
+        self.skipped = 0
+        #: work done so far: tokens read (without padding), padding read, output rows
+        self.counters = {"tokens": 0, "padding": 0, "rows": 0}
+
+    def run(self, requests: Sequence[Request], word_start: torch.Tensor | None = None):
+        """(per request, float64 log-probs of ``ids[first:]``; float64 word-end masses)."""
+        lp = [np.full(max(len(r.ids) - r.first, 0), np.nan) for r in requests]
+        we = np.full(len(requests), np.nan)
+        live = [i for i, r in enumerate(requests) if r.fed and r.first < len(r.ids) + r.word_end
+                and not self._too_long(r)]
+        self.skipped += sum(1 for r in requests if r.fed and self._too_long(r))
+        reqs = [requests[i] for i in live]
+        groups = group_openings([r.fed for r in reqs])
+        out = (live, lp, we, word_start)
+        with torch.inference_mode():
+            for chunk in self._chunks(groups):
+                self._run_chunk(chunk, reqs, out)
+        return lp, we
+
+    def _too_long(self, r: Request) -> bool:
+        return self.max_positions is not None and len(r.fed) > self.max_positions
+
+    def _chunks(self, groups):
+        """Runs of groups holding at most CHUNK_BATCHES batches of sequences: the openings
+        of a chunk are read first, then all its continuations, each sorted by length."""
+        chunk, seqs = [], 0
+        for g in groups:
+            if chunk and seqs + len(g.members) > CHUNK_BATCHES * self.batch_size:
+                yield chunk
+                chunk, seqs = [], 0
+            chunk.append(g)
+            seqs += len(g.members)
+        if chunk:
+            yield chunk
+
+    def _batches(self, lengths: Sequence[int], order: Sequence[int]):
+        """Consecutive runs of ``order`` (sorted by length) within the batch limits."""
+        batch, tokens = [], 0
+        for k in order:
+            n = lengths[k]
+            if batch and (len(batch) + 1 > self.batch_size or (len(batch) + 1) * max(n, tokens) > MAX_BATCH_TOKENS):
+                yield batch
+                batch, tokens = [], 0
+            batch.append(k)
+            tokens = max(tokens, n)
+        if batch:
+            yield batch
+
+    def _pad(self, seqs):
+        width = max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(seqs), width), dtype=torch.long)
+        for r, s in enumerate(seqs):
+            ids[r, :len(s)] = torch.tensor(s, dtype=torch.long)
+            mask[r, :len(s)] = 1
+        return ids.to(self.device), mask.to(self.device)
+
+    def _run_chunk(self, groups, reqs, out) -> None:
+        """Every opening of the chunk (a lone sequence whole), batched by length, its
+        key/values kept for the groups of several; then every continuation, batched by
+        length, reading its group's opening from those key/values."""
+        opens = [reqs[g.members[0]].fed[:g.shared] for g in groups]
+        kept: dict[int, tuple] = {}   # group -> (the batch's key/values, row)
+        lengths = [len(o) for o in opens]
+        for batch in self._batches(lengths, sorted(range(len(groups)), key=lambda k: (lengths[k], k))):
+            ids, mask = self._pad([opens[k] for k in batch])
+            self._count(mask)
+            multi = any(len(groups[k].members) > 1 for k in batch)
+            res = self.body(input_ids=ids, attention_mask=mask, use_cache=multi)
+            h = res.last_hidden_state
+            rows: dict = {}
+            for r, k in enumerate(batch):
+                for m in groups[k].members:
+                    self._want(rows, reqs[m], m, range(0, groups[k].shared),
+                               lambda p, r=r: r * h.shape[1] + p)
+                if len(groups[k].members) > 1:
+                    kept[k] = (res.past_key_values, r)
+            self._output(h.reshape(-1, h.shape[-1]), rows, *out)
+        members = [(k, m) for k, g in enumerate(groups) if len(g.members) > 1 for m in g.members]
+        rest = [reqs[m].fed[groups[k].shared:] for k, m in members]
+        lengths = [len(x) for x in rest]
+        for batch in self._batches(lengths, sorted(range(len(members)), key=lambda j: (lengths[j], j))):
+            shared = [groups[members[j][0]].shared for j in batch]
+            cache, pmask = self._gather_cache([kept[members[j][0]] for j in batch], shared)
+            sid, smask = self._pad([rest[j] for j in batch])
+            self._count(smask)
+            pos = torch.tensor(shared, device=self.device)[:, None] + torch.arange(sid.shape[1], device=self.device)
+            h = self.body(input_ids=sid, attention_mask=torch.cat([pmask, smask], 1), position_ids=pos,
+                          past_key_values=cache, use_cache=False).last_hidden_state
+            rows = {}
+            for r, j in enumerate(batch):
+                m, sh = members[j][1], shared[r]
+                self._want(rows, reqs[m], m, range(sh, len(reqs[m].fed)),
+                           lambda p, r=r, sh=sh: r * h.shape[1] + (p - sh))
+            self._output(h.reshape(-1, h.shape[-1]), rows, *out)
+
+    def _gather_cache(self, sources, shared):
+        """A cache holding, row by row, the opening key/values of each continuation
+        (``sources``: (cache, row) of the batch that read it), padded to the longest
+        opening, and the attention mask of those slots."""
+        width = max(shared)
+        by_cache: dict[int, list] = {}
+        for r, (cache, row) in enumerate(sources):
+            by_cache.setdefault(id(cache), [cache, [], []])
+            by_cache[id(cache)][1].append(row)
+            by_cache[id(cache)][2].append(r)
+        parts, order = [], []
+        for cache, rows, dest in by_cache.values():
+            idx = torch.tensor(rows, device=self.device)
+            parts.append([(_fit(k.index_select(0, idx), width), _fit(v.index_select(0, idx), width))
+                          for k, v, *_ in cache])
+            order += dest
+        back = torch.tensor(sorted(range(len(order)), key=lambda i: order[i]), device=self.device)
+        layers = [(torch.cat([p[layer][0] for p in parts]).index_select(0, back),
+                   torch.cat([p[layer][1] for p in parts]).index_select(0, back))
+                  for layer in range(len(parts[0]))]
+        mask = (torch.arange(width, device=self.device)[None, :]
+                < torch.tensor(shared, device=self.device)[:, None]).long()
+        return DynamicCache(layers, config=self.config), mask
+
+    def _count(self, mask) -> None:
+        real = int(mask.sum())
+        self.counters["tokens"] += real
+        self.counters["padding"] += mask.numel() - real
+
+    @staticmethod
+    def _want(rows: dict, req: Request, m: int, positions, row_of) -> None:
+        """Record, for each hidden state of ``positions`` that ``req`` needs, what it
+        predicts: token ``ids[p+1]`` (its log-prob) or, after the last id, the word end."""
+        for p in positions:
+            if p < req.first - 1:
+                continue
+            nxt = p + 1
+            key = row_of(p)
+            want = rows.setdefault(key, ({}, []))
+            if nxt < len(req.ids):
+                want[0].setdefault(req.ids[nxt], []).append((m, nxt - req.first))
+            elif req.word_end:
+                want[1].append(m)
+
+    def _output(self, hidden, rows: dict, live, lp, we, word_start) -> None:
+        """Logit minus logsumexp, fp32, a block of rows at a time."""
+        keys = sorted(rows)
+        self.counters["rows"] += len(keys)
+        for s in range(0, len(keys), LOGIT_ROWS):
+            block = keys[s:s + LOGIT_ROWS]
+            h = hidden[torch.tensor(block, device=hidden.device)].to(self.weight.dtype)
+            logits = torch.nn.functional.linear(h, self.weight, self.bias)   # (R, V) fp32
+            lse = torch.logsumexp(logits, dim=1)
+            r_idx, t_idx, dest = [], [], []
+            for r, key in enumerate(block):
+                for tok, owners in rows[key][0].items():
+                    r_idx.append(r)
+                    t_idx.append(tok)
+                    dest.append(owners)
+            if r_idx:
+                ri = torch.tensor(r_idx, device=logits.device)
+                vals = (logits[ri, torch.tensor(t_idx, device=logits.device)] - lse[ri]).double().cpu().tolist()
+                for owners, v in zip(dest, vals):
+                    for m, j in owners:
+                        lp[live[m]][j] = v
+            we_rows = [r for r, key in enumerate(block) if rows[key][1]]
+            if we_rows and word_start is not None:
+                ri = torch.tensor(we_rows, device=logits.device)
+                mass = (torch.logsumexp(logits[ri][:, word_start], dim=1) - lse[ri]).double().cpu().tolist()
+                for r, v in zip(we_rows, mass):
+                    for m in rows[block[r]][1]:
+                        we[live[m]] = v

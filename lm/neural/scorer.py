@@ -1,0 +1,364 @@
+"""Scoring with the neural language models (model directories of kind "lstm" and "transformer").
+
+What is computed, and why it is cheap: for a prefix w_1..w_n the model reads
+``[<eos>] + prefix`` (``<eos>`` is the sentence boundary the models were trained
+with), and only the hidden vector after the last word is kept. From it come the
+logits of the k candidate words and one normaliser ``logsumexp(h @ W.T + b)``;
+natural-log ``P(w | prefix) = logit(w) - normaliser``. No softmax at earlier
+positions, nothing written out. The (rows, V) logits block exists only
+transiently, a chunk of rows at a time, because the normaliser needs it; the
+candidate logits are gathered from that same block (identical to ``h @ W[t].T +
+b[t]``, minus the extra work).
+
+Batching: sequences are sorted by length, longest first, and cut into batches of
+at most ``batch_size``. The LSTM reads each batch packed (what
+``pack_padded_sequence`` does, done with the ``features(input, state)``
+interface): the time steps are read in stretches, and after each stretch the
+sequences that have ended leave the batch (their rows of the state are sliced
+off), so no step is computed on padding. The transformer reads a right-padded
+batch in one call; batches are also cut where padding would pass 25%. Both
+models are causal (an output at position t depends on inputs up to t), so
+padding after a sequence never changes the vectors gathered at its real positions.
+A transformer reads at most ``max_len`` tokens: a longer input keeps its last
+``max_len`` tokens (a sliding window).
+
+Subword (sentencepiece) models, the word-boundary convention: a word is the
+piece sequence that sentencepiece gives it as a separate word (first piece
+starts with ``▁``, see :mod:`lm.corpus.subword`), and::
+
+    P(word | prefix) = prod_j P(piece_j | prefix, piece_<j)  *  P(boundary | prefix, word)
+
+where *boundary* is the event "the next piece starts a new word or ends the
+sentence" (a piece starting with ``▁``, or ``<eos>``). Without that last factor
+``volano = ▁vola + no`` would make ``P(vola)`` include every continuation of
+``vola...``, so a word that is a prefix of its alternative would always win.
+``word_end=False`` drops the factor (the plain product of pieces), for comparison.
+
+``carry_state=True`` (word-level LSTM only) reproduces the released code's habit:
+the prefixes are read as one stream in the given order, ``<eos>`` between them,
+the hidden state never reset, also across calls (:meth:`NeuralScorer.reset_state`
+starts over). The scorer sees prefixes only, so the state carried into sentence
+i has read prefix i-1, not the rest of sentence i-1 as in the released code. A
+transformer has no state to carry: the option is ignored there
+(``scorer.carry_state`` tells what is in effect).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from lm.base import CONFIG_FILE, Scorer
+from lm.loaders import register
+from lm.device import resolve_device
+from formats.vocab import read_vocab
+from lm.neural.checkpoint import load_failure
+from lm.errors import LMError
+from lm.model_checks import check_config_matches, check_config_types, check_finite_weights
+from lm.neural.sentence import SentenceScoring
+from lm.corpus.subword import EOS, SPM_FILE, UNK, SubwordVocab
+from lm.neural.models import LMConfig, build_model
+
+WEIGHTS_FILE = "model.pt"
+VOCAB_FILE = "vocab.txt"
+#: rows of the (rows, V) logits block computed at once (memory: rows * V * 4 bytes)
+LOGIT_ROWS = 1024
+#: a padded batch holds at most this many tokens per real token
+PAD_SLACK = 1.25
+#: tokens per features() call when streaming with carry_state
+STREAM_CHUNK = 2048
+
+
+class NeuralScorer(SentenceScoring, Scorer):
+    """:class:`lm.base.Scorer` over a model with ``features(input, state)`` and ``decoder``.
+
+    ``model``: ``features(LongTensor (B,T), state) -> (h (B,T,H), state)`` and
+    ``decoder: nn.Linear(H, V)``; ``vocab``: id -> token (``vocab.txt``);
+    ``subword``: a :class:`lm.corpus.subword.SubwordVocab` for sentencepiece models,
+    None for word models.
+    """
+
+    #: rows of the (rows, V) logits block computed at once
+    logit_rows = LOGIT_ROWS
+
+    def __init__(self, model: torch.nn.Module, vocab: Sequence[str], *, kind: str,
+                 subword: SubwordVocab | None = None, device: str | torch.device = "auto",
+                 batch_size: int = 512, carry_state: bool = False, word_end: bool = True,
+                 name: str = ""):
+        if batch_size < 1:
+            raise LMError(f"batch_size must be at least 1 (got {batch_size})")
+        self.kind, self.name = kind, name
+        self.device = resolve_device(device)
+        self.model = model.to(self.device).eval()
+        self.vocab = list(vocab)
+        self.index = {w: i for i, w in enumerate(self.vocab)}
+        if EOS not in self.index or UNK not in self.index:
+            raise LMError(f"vocabulary lacks {EOS} or {UNK}")
+        self.eos_id, self.unk_id = self.index[EOS], self.index[UNK]
+        self.subword = subword
+        self.batch_size = batch_size
+        self.word_end = word_end
+        self.stateful = kind == "lstm"
+        # a transformer reads at most max_len tokens: longer inputs keep their last
+        # max_len tokens (a sliding window; <eos> then falls out of view)
+        self.max_len = None if self.stateful else getattr(
+            getattr(model, "config", None), "max_len", None)
+        if carry_state and subword is not None and self.stateful:
+            raise LMError("carry_state is implemented for word-level LSTM models only")
+        self.carry_state = bool(carry_state) and self.stateful
+        self._carried = None
+        dec = self.model.decoder
+        self._W = dec.weight                                   # (V, H)
+        self._b = dec.bias if dec.bias is not None else torch.zeros(
+            dec.weight.shape[0], device=self.device, dtype=dec.weight.dtype)
+        if subword is not None:
+            self._boundary = torch.tensor(subword.boundary_ids, device=self.device)
+
+    # ---- vocabulary -------------------------------------------------------
+    def in_vocab(self, word: str) -> bool:
+        if self.subword is not None:
+            return self.subword.known(word)
+        return word in self.index and word not in (UNK, EOS)
+
+    def _word_id(self, word: str) -> int:
+        return self.index.get(word, self.unk_id)
+
+    def _sentence_ids(self, words: Sequence[str]) -> list[int]:
+        if self.subword is not None:
+            return [self.eos_id] + self.subword.encode_sentence(words)
+        return [self.eos_id] + [self.index.get(w, self.unk_id) for w in words]
+
+    def reset_state(self) -> None:
+        """Forget the state carried across sentences (``carry_state=True`` only)."""
+        self._carried = None
+
+    # ---- the interface ----------------------------------------------------
+    def logprob(self, prefixes: Sequence[Sequence[str]],
+                targets: Sequence[Sequence[str]]) -> np.ndarray:
+        n = len(prefixes)
+        if len(targets) != n:
+            raise LMError(f"{n} prefixes but {len(targets)} target lists")
+        k = len(targets[0]) if n else 0
+        if any(len(t) != k for t in targets):
+            raise LMError("every prefix needs the same number of candidate targets")
+        if n == 0 or k == 0:
+            return np.zeros((n, k), dtype=np.float64)
+        with torch.inference_mode():
+            if self.subword is not None:
+                out = self._subword_logprob(prefixes, targets, k)
+            else:
+                seqs = [self._sentence_ids(p) for p in prefixes]
+                if self.carry_state:
+                    h = self._stream_last_hidden(seqs)
+                else:
+                    h = self._hidden_at(seqs, [[len(s) - 1] for s in seqs])
+                ids = torch.tensor([[self._word_id(w) for w in t] for t in targets],
+                                   device=self.device)
+                out = self._candidate_logprob(h, ids)
+        return out.double().cpu().numpy()
+
+    def word_pieces(self, word: str) -> list[str]:
+        return self.subword.word_pieces(word) if self.subword is not None else [word]
+
+    def conventions(self) -> dict:
+        return {**super().conventions(), "sentence_start": "<eos> (the training boundary)",
+                "subword": "sentencepiece; target: pieces x word-end factor; sentence: sum of "
+                           "pieces" if self.subword is not None else "none (word-level)"}
+
+    # ---- hidden vectors ----------------------------------------------------
+    def _hidden_at(self, seqs: list[list[int]], wanted: list[list[int]]) -> torch.Tensor:
+        """Hidden vectors at the ``wanted`` positions of each sequence, fresh state.
+
+        Returns (sum of len(wanted[i]), H), rows in order of i then position.
+        Sequences go longest first in batches of ``batch_size``. The LSTM reads a
+        batch packed, as ``pack_padded_sequence`` would: one ``features`` call per
+        stretch of time steps over the sequences not yet finished (the state is
+        sliced down as the shorter ones end), so no step is spent on padding.
+        The transformer reads a right-padded batch in one call.
+        """
+        order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
+        offsets = np.cumsum([0] + [len(w) for w in wanted])
+        rows = None
+        for batch in self._batches(order, seqs):
+            cut = [self._overflow(len(seqs[i]), wanted[i]) for i in batch]
+            lens = [len(seqs[i]) - c for i, c in zip(batch, cut)]      # descending
+            x = torch.full((len(batch), max(lens)), self.eos_id, dtype=torch.long)
+            b_idx, t_idx, dest = [], [], []
+            for b, (i, c) in enumerate(zip(batch, cut)):
+                x[b, :lens[b]] = torch.tensor(seqs[i][c:])
+                b_idx += [b] * len(wanted[i])
+                t_idx += [t - c for t in wanted[i]]
+                dest += range(offsets[i], offsets[i + 1])
+            x = x.to(self.device)
+            b_idx, t_idx, dest = (torch.tensor(v, device=self.device)
+                                  for v in (b_idx, t_idx, dest))
+            ends = sorted(set(lens)) if self.stateful else [max(lens)]
+            state, t0 = None, 0
+            for t1 in ends:
+                # the unfinished sequences are the first rows (lens descending)
+                active = sum(1 for n in lens if n >= t1) if self.stateful else len(lens)
+                if state is not None:
+                    state = tuple(s[:, :active].contiguous() for s in state)
+                h, state = self.model.features(x[:active, t0:t1], state)   # (a, t1-t0, H)
+                sel = ((t_idx >= t0) & (t_idx < t1)).nonzero().squeeze(1)
+                picked = h[b_idx[sel], t_idx[sel] - t0]                    # (rows, H)
+                if rows is None:
+                    rows = picked.new_empty((int(offsets[-1]), picked.shape[1]))
+                rows[dest[sel]] = picked
+                t0 = t1
+        return rows
+
+    def _batches(self, order: list[int], seqs: list[list[int]]):
+        """Consecutive runs of ``order`` (longest first), at most ``batch_size`` each; for
+        a padded model (transformer) also cut where padding would pass 25% of the batch."""
+        batch, real = [], 0
+        for i in order:
+            n = len(seqs[i])
+            if batch and (len(batch) == self.batch_size or (
+                    not self.stateful and
+                    (len(batch) + 1) * len(seqs[batch[0]]) > PAD_SLACK * (real + n))):
+                yield batch
+                batch, real = [], 0
+            batch.append(i)
+            real += n
+        if batch:
+            yield batch
+
+    def _overflow(self, length: int, wanted: list[int]) -> int:
+        """Tokens to drop at the left so that the model can read the sequence."""
+        if self.max_len is None or length <= self.max_len:
+            return 0
+        cut = length - self.max_len
+        if min(wanted) < cut:
+            raise LMError(f"a target word needs more than the transformer's "
+                          f"max_len {self.max_len} positions")
+        return cut
+
+    def _stream_last_hidden(self, seqs: list[list[int]]) -> torch.Tensor:
+        """carry_state: read all sequences as one stream (batch 1), state never reset."""
+        stream = torch.tensor([t for s in seqs for t in s], device=self.device)
+        ends = torch.tensor(np.cumsum([len(s) for s in seqs]) - 1, device=self.device)
+        outs = []
+        for start in range(0, len(stream), STREAM_CHUNK):
+            h, self._carried = self.model.features(
+                stream[None, start:start + STREAM_CHUNK], self._carried)
+            outs.append(h[0])
+        return torch.cat(outs)[ends]                                # (n, H)
+
+    # ---- output layer -------------------------------------------------------
+    def _candidate_logprob(self, h: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        """log P(ids[r, j] | h[r]) for (rows, H) hidden vectors and (rows, k) ids."""
+        out = torch.empty(ids.shape, device=self.device, dtype=torch.float32)
+        for s in range(0, h.shape[0], LOGIT_ROWS):
+            logits = torch.addmm(self._b, h[s:s + LOGIT_ROWS], self._W.t())  # (r, V)
+            norm = torch.logsumexp(logits.float(), dim=1, keepdim=True)
+            out[s:s + LOGIT_ROWS] = logits.gather(1, ids[s:s + LOGIT_ROWS]).float() - norm
+        return out
+
+    def _boundary_logprob(self, h: torch.Tensor) -> torch.Tensor:
+        """log P(next piece starts a word or is <eos> | h) for (rows, H) vectors."""
+        out = torch.empty(h.shape[0], device=self.device, dtype=torch.float32)
+        for s in range(0, h.shape[0], LOGIT_ROWS):
+            logits = torch.addmm(self._b, h[s:s + LOGIT_ROWS], self._W.t()).float()
+            out[s:s + LOGIT_ROWS] = (torch.logsumexp(logits[:, self._boundary], dim=1)
+                                     - torch.logsumexp(logits, dim=1))
+        return out
+
+    def _subword_logprob(self, prefixes, targets, k: int) -> torch.Tensor:
+        """Sum of piece log-probabilities (+ word end); one sequence per (item, candidate)."""
+        seqs, wanted, piece_ids, end_rows, owner = [], [], [], [], []
+        row = 0
+        for i, (prefix, cands) in enumerate(zip(prefixes, targets)):
+            base = self._sentence_ids(prefix)
+            p = len(base) - 1              # position whose output predicts the first piece
+            for j, word in enumerate(cands):
+                pieces = list(self.subword.word_ids(word))
+                if not pieces:
+                    raise LMError(f"cannot score an empty target word (item {i})")
+                seqs.append(base + pieces)
+                m = len(pieces)
+                wanted.append(list(range(p, p + m + 1)))
+                piece_ids += pieces
+                owner += [i * k + j] * m
+                end_rows.append(row + m)
+                row += m + 1
+        h = self._hidden_at(seqs, wanted)                            # (rows, H)
+        is_end = torch.zeros(h.shape[0], dtype=torch.bool, device=self.device)
+        is_end[torch.tensor(end_rows, device=self.device)] = True
+        piece_lp = self._candidate_logprob(
+            h[~is_end], torch.tensor(piece_ids, device=self.device)[:, None])[:, 0]
+        total = torch.zeros(len(prefixes) * k, device=self.device)
+        total.index_add_(0, torch.tensor(owner, device=self.device), piece_lp)
+        if self.word_end:
+            total += self._boundary_logprob(h[is_end])
+        return total.view(len(prefixes), k)
+
+
+# ---- loading a model directory ---------------------------------------------
+def load_network(model_dir: Path, config: dict) -> torch.nn.Module:
+    """Rebuild the network from ``model.pt`` ({"state_dict", "config"}) and config.json."""
+    path = Path(model_dir) / WEIGHTS_FILE
+    if not path.is_file():
+        raise LMError(f"{model_dir}: no {WEIGHTS_FILE} in the model directory")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - a damaged file can fail anywhere in unpickling
+        raise LMError(f"{path}: unreadable checkpoint, corrupt or not written by "
+                      f"`agree train-lm` ({load_failure(e)})") from None
+    if not isinstance(ckpt, dict) or "state_dict" not in ckpt:
+        raise LMError(f"{path}: not a model checkpoint (expected a dict with "
+                      f"'state_dict' and 'config')")
+    check_config_types(config, Path(model_dir) / CONFIG_FILE)
+    raw = ckpt.get("config")
+    if raw is None:  # older checkpoints: the architecture fields of config.json
+        raw = {k: v for k, v in config.items() if k in LMConfig.__dataclass_fields__}
+    if not isinstance(raw, dict):
+        raise LMError(f"{path}: not a model checkpoint (its 'config' is not a dict)")
+    try:
+        lm_config = LMConfig.from_dict(raw)
+        check_config_types(raw, path)
+        model = build_model(lm_config)
+    except (TypeError, ValueError, KeyError, AttributeError) as e:
+        raise LMError(f"{path}: invalid model configuration ({e})") from None
+    if lm_config.kind != config["kind"]:
+        raise LMError(f"{model_dir}: config.json says kind {config['kind']!r} but "
+                      f"{WEIGHTS_FILE} holds a {lm_config.kind!r} model")
+    try:
+        model.load_state_dict(ckpt["state_dict"], strict=True)
+    except (RuntimeError, TypeError, AttributeError) as e:
+        detail = "; ".join(str(e).strip().splitlines()[:4])
+        raise LMError(f"{path}: weights do not match the configuration in "
+                      f"{model_dir / 'config.json'} ({detail})") from None
+    # model.pt holds its own architecture: config.json (what people read and edit) must say the same
+    check_config_matches(config, raw, Path(model_dir) / CONFIG_FILE, path)
+    check_finite_weights(model.state_dict().items(), path)
+    return model
+
+
+def load_neural(model_dir: Path, config: dict, *, device: str = "auto",
+                batch_size: int = 512, carry_state: bool = False, word_end: bool = True) -> NeuralScorer:
+    """Loader registered for kinds "lstm" and "transformer" (see :func:`lm.load.load_model`)."""
+    model_dir = Path(model_dir)
+    model = load_network(model_dir, config)
+    vocab = read_vocab(model_dir / VOCAB_FILE, strict=False)
+    n_out = model.decoder.weight.shape[0]
+    if len(vocab) != n_out:
+        raise LMError(f"{model_dir / VOCAB_FILE}: {len(vocab)} entries but the model "
+                      f"predicts {n_out} tokens")
+    tokenizer = config.get("tokenizer", getattr(model.config, "tokenizer", "word"))
+    if tokenizer == "sentencepiece":
+        subword = SubwordVocab(model_dir / SPM_FILE, vocab)
+    elif tokenizer == "word":
+        subword = None
+    else:
+        raise LMError(f"{model_dir / 'config.json'}: unknown tokenizer {tokenizer!r} "
+                      f"(known: word, sentencepiece)")
+    return NeuralScorer(model, vocab, kind=config["kind"], subword=subword, device=device,
+                        batch_size=batch_size, carry_state=carry_state, word_end=word_end,
+                        name=model_dir.name)
+
+
+register("lstm", load_neural)
+register("transformer", load_neural)

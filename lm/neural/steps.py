@@ -1,0 +1,104 @@
+"""The step-level pieces of neural training (:mod:`lm.neural.train` runs them): the
+objective DistributedDataParallel wraps, one optimizer step, the validation pass, and
+the SIGINT/SIGTERM flag that turns Ctrl-C into "finish the batch, checkpoint, stop"."""
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+
+import torch
+from torch import nn
+
+from lm.training.distributed import DistInfo, agree
+from lm.errors import interrupt_for
+from lm.neural.data import windows
+from lm.neural.softmax_loss import linear_cross_entropy, token_nll
+
+log = logging.getLogger(__name__)
+
+
+class Objective(nn.Module):
+    """Mean training loss (nats) of one window: what DistributedDataParallel wraps."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x, y, state):
+        h, state = self.model.features(x, state)                   # (B, T, H)
+        dec = self.model.decoder
+        loss = linear_cross_entropy(h.reshape(-1, h.shape[-1]), dec.weight, dec.bias,
+                                    y.reshape(-1))
+        return loss, state
+
+
+class StopFlag:
+    """SIGINT/SIGTERM -> finish the batch, checkpoint, stop; a second signal stops at once."""
+
+    def __init__(self, quiet: bool):
+        self.set, self.quiet, self._old = False, quiet, {}
+        self.signum = signal.SIGINT      # the signal that set the flag (SIGTERM exits 143)
+
+    def _handle(self, signum, frame):
+        if self.set:
+            raise interrupt_for(signum)
+        self.set, self.signum = True, signum
+        if not self.quiet:
+            log.info("\nstopping after this batch and saving a checkpoint "
+                     "(press Ctrl-C again to stop at once, without one)")
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for s in (signal.SIGINT, signal.SIGTERM):
+                self._old[s] = signal.signal(s, self._handle)
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        for s, h in self._old.items():
+            signal.signal(s, h)
+        if self.set and exc_type is None:
+            # the signal came after the last step, when nothing was left to stop: the
+            # caller (a next pipeline step, agree demo's) must still see the interrupt
+            raise interrupt_for(self.signum)
+
+
+def _detach(state):
+    return None if state is None else tuple(s.detach() for s in state)
+
+
+def train_step(objective: nn.Module, opt: torch.optim.Optimizer, params: list, x: torch.Tensor,
+               y: torch.Tensor, state, clip: float):
+    """One optimizer step on window ``x -> y`` (B, T); returns (loss tensor, new state).
+
+    The carried LSTM state is detached first: gradients stop at the window edge.
+    """
+    opt.zero_grad(set_to_none=True)
+    loss, state = objective(x, y, _detach(state))
+    loss.backward()
+    if clip > 0:
+        # foreach: one fused kernel over all gradients instead of one per tensor
+        nn.utils.clip_grad_norm_(params, clip, foreach=True)
+    opt.step()
+    return loss.detach(), state
+
+
+@torch.no_grad()
+def evaluate(model: nn.Module, data: torch.Tensor, scored: torch.Tensor, bptt: int, unk_id: int,
+             stateful: bool, device: torch.device, info: DistInfo) -> tuple[float, int]:
+    """Summed NLL (nats) and count of the scored, non-<unk> targets of (rows, L+1)
+    ``data`` (see :func:`lm.neural.data.eval_layout`), over all processes."""
+    model.eval()
+    total, count, state = 0.0, 0, None
+    for i in windows(data.shape[1], bptt):
+        seq = min(bptt, data.shape[1] - 1 - i)
+        x, y = data[:, i:i + seq], data[:, i + 1:i + 1 + seq]       # (E, seq)
+        h, state = model.features(x, state if stateful else None)
+        nll = token_nll(h.reshape(-1, h.shape[-1]), model.decoder.weight, model.decoder.bias,
+                        y.reshape(-1))
+        keep = (y.reshape(-1) != unk_id) & scored[:, i:i + seq].reshape(-1)
+        total += float(nll[keep].sum())
+        count += int(keep.sum())
+    model.train()
+    total, count = agree([total, count], device, info, op="sum")
+    return total, int(count)
