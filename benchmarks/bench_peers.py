@@ -180,7 +180,10 @@ def worker(tool: str, model: Path, data: Path, threads: int, batch: int, out: Pa
 
 
 def spawn(tool: str, model: Path, data: Path, threads: int, batch: int, out: Path) -> dict:
+    # OMP_WAIT_POLICY: agree's own default (agreement/__init__.py), given to every tool so
+    # that all run on the same OpenMP runtime settings
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+           "OMP_WAIT_POLICY": "PASSIVE",
            "TOKENIZERS_PARALLELISM": "false", "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
            "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, __file__, "--worker", tool, "--model", str(model), "--data", str(data),

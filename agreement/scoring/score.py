@@ -198,7 +198,7 @@ def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
                    predictions: list | None = None, **load_options) -> ScoredTable:
     """Score loaded test sets (``formats.testsets.TestSet``) with model directories
     and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
-    adds the paper's unigram baseline. ``load_options`` go to ``lm.base.load_model``
+    adds the paper's unigram baseline. ``load_options`` go to ``lm.load.load_model``
     (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A
     ``scoring`` dict receives each model's scoring conventions (``Scorer.conventions()``,
     taken after scoring so that counted skips are included) for the manifest.

