@@ -36,10 +36,6 @@ LOGIT_ROWS = 256
 #: tokens of one forward pass at most (padded rows x width): long sentences then go
 #: in smaller batches, so the activations stay small
 MAX_BATCH_TOKENS = 4096
-#: a typical sentence's tokens, and how many times ``batch_size`` short sequences a
-#: pass may hold (:meth:`CausalRunner._rows`)
-SENTENCE_TOKENS = 12
-MAX_ROWS_FACTOR = 4
 #: batches of sequences per chunk: a chunk's openings are read (and their key/values
 #: kept) before its continuations, so that each pass is sorted by its own length
 CHUNK_BATCHES = 16
@@ -113,21 +109,12 @@ class CausalRunner:
         if chunk:
             yield chunk
 
-    def _rows(self, width: int) -> int:
-        """Sequences per forward pass at ``width`` tokens: ``batch_size``, and more for
-        short ones (a pair's continuations after its shared opening are a few tokens
-        each), up to the tokens ``batch_size`` sentences of SENTENCE_TOKENS would read,
-        so that each matrix product keeps enough rows to run near the machine's peak."""
-        return max(self.batch_size, min(MAX_ROWS_FACTOR * self.batch_size,
-                                        self.batch_size * SENTENCE_TOKENS // max(width, 1)))
-
     def _batches(self, lengths: Sequence[int], order: Sequence[int]):
         """Consecutive runs of ``order`` (sorted by length) within the batch limits."""
         batch, tokens = [], 0
         for k in order:
             n = lengths[k]
-            width = max(n, tokens)
-            if batch and (len(batch) + 1 > self._rows(width) or (len(batch) + 1) * width > MAX_BATCH_TOKENS):
+            if batch and (len(batch) + 1 > self.batch_size or (len(batch) + 1) * max(n, tokens) > MAX_BATCH_TOKENS):
                 yield batch
                 batch, tokens = [], 0
             batch.append(k)
