@@ -45,7 +45,7 @@ def timed(scorer, items) -> tuple[float, np.ndarray]:
     t0 = time.perf_counter()
     scored = score_items(items, [scorer], method="sentence")
     dt = time.perf_counter() - t0
-    return dt, np.array([[s.logp_correct, s.logp_wrong] for s in scored])
+    return dt, np.stack([scored.logp_correct, scored.logp_wrong], axis=1)
 
 
 def main() -> None:

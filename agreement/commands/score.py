@@ -65,10 +65,9 @@ log = logging.getLogger(__name__)
 @click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
               help="Weights of Hugging Face/GGUF models (default float32); log-softmax is always fp32.")
 @click.option("--engine", type=click.Choice(["auto", "llama.cpp", "transformers", "vllm"]), default=None,
-              help="Engine for gguf: models. auto (default): llama.cpp on a CPU (the quantized "
-                   "weights as stored: as fast per pair, loads in a second); on a CUDA GPU "
-                   "transformers when parameters x 4 bytes is under half the available memory; "
-                   "the choice is said on stderr. vllm: Hugging Face directories on vLLM "
+              help="Engine for gguf: models. auto (default): transformers when parameters x 4 bytes "
+                   "is under half the available memory (the faster per pair), else llama.cpp (quantized "
+                   "weights as stored); the choice is said on stderr. vllm: Hugging Face directories on vLLM "
                    "(GPUs; pip install 'agree-bench[vllm]').")
 @click.option("--threads", type=CPUS, default=None,
               help="CPU threads of each model: llama.cpp's and torch's (default: every CPU this "

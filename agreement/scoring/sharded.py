@@ -49,7 +49,7 @@ def model_jobs(specs, executor: Executor, load_options: dict) -> list[ModelJob]:
         options = dict(load_options)
         if executor.threads is not None:
             options["threads"] = executor.threads
-        engine = resolve_engine(spec, options.get("engine"), device=options.get("device"))
+        engine = resolve_engine(spec, options.get("engine"))
         if engine is not None:
             options["engine"] = engine
         scored = {k: options.get(k) for k in SCORED_OPTIONS}
