@@ -153,6 +153,39 @@ def _encode_words(tokenize: Tokenize, words: list[str], bos: int | None) -> Enco
     return Encoded(tuple(ids), tuple(owner), 0 if bos is None else 1, " ".join(words))
 
 
+#: sentences whose encodings a scorer keeps (tokenizing is a few percent of scoring time)
+ENCODING_CACHE = 200_000
+
+
+class EncodingCache:
+    """The text -> pieces step of a subword scorer, cached: the scorer supplies
+    ``tokenize`` (:data:`Tokenize`), ``convention`` and ``prepend`` (the id the convention
+    prepends; None: nothing), and keeps ``_enc = {}`` and ``skipped_unencodable = 0``."""
+
+    prepend: int | None = None
+
+    def encoded(self, words: Sequence[str], space_after=None) -> Encoded:
+        """The sentence as this model reads it (cached); ``space_after`` defaults to the
+        flags ``words`` carries (:class:`lm.base.Words`)."""
+        flags = space_after if space_after is not None else getattr(words, "space_after", None)
+        key = (tuple(words), flags)
+        enc = self._enc.get(key)
+        if enc is None:
+            enc = encode(self.tokenize, list(words), flags, self.convention, self.prepend)
+            if len(self._enc) >= ENCODING_CACHE:
+                self._enc.clear()
+            self._enc[key] = enc
+        return enc
+
+    def try_encoded(self, words: Sequence[str], space_after=None) -> Encoded | None:
+        """:meth:`encoded`, or None (counted) for a sentence that cannot be encoded."""
+        try:
+            return self.encoded(words, space_after)
+        except LMError:
+            self.skipped_unencodable += 1
+            return None
+
+
 def offsets_from_pieces(text: str, pieces: Sequence[bytes]) -> list[tuple[int, int]]:
     """Character offsets of pieces given as the bytes they spell (engines without an
     offsets API: llama.cpp). The pieces must spell the text, or ``" " + text`` (a

@@ -6,14 +6,7 @@ from pathlib import Path
 
 from formats.items import ITEMS_FILE, read_items
 from formats.testsets.registry import TestSet, TestSetFormat, register
-
-
-def _first_line(path: Path) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.readline()
-    except (OSError, UnicodeDecodeError):
-        return ""
+from formats.testsets.sniff import first_line
 
 
 def _recognise(path: Path) -> Path | None:
@@ -21,7 +14,7 @@ def _recognise(path: Path) -> Path | None:
     if path.is_dir():
         return path / ITEMS_FILE if (path / ITEMS_FILE).is_file() else None
     if path.is_file():
-        header = _first_line(path).rstrip("\r\n").split("\t")
+        header = first_line(path).rstrip("\r\n").split("\t")
         return path if "item_id" in header and "tokens" in header else None
     return None
 

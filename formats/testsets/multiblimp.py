@@ -39,7 +39,7 @@ from formats.items import Item
 from formats.testsets.blimp import (AGREE_FIELDS, PairSkips, expand_files, join_words, pair_item,
                                     read_pairs_testset)
 from formats.testsets.registry import TestSetFormat, must_exist, register
-from formats.testsets.sniff import delimiter_note
+from formats.testsets.sniff import delimiter_note, first_line
 
 REQUIRED = ("sen", "wrong_sen")
 COLUMNS = ("sen", "verb", "verb_idx", "wrong_sen", "wrong_verb", "phenomenon", "lang",
@@ -51,14 +51,6 @@ def multiblimp_files(path: str | os.PathLike) -> list[Path]:
     if path.is_dir():
         return sorted(p for p in path.iterdir() if p.suffix == ".tsv" and p.is_file())
     return [path]
-
-
-def _first_line(path: Path) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.readline()
-    except (OSError, UnicodeDecodeError):
-        return ""
 
 
 def _header(path: Path) -> list[str]:
@@ -87,7 +79,7 @@ def read_multiblimp(paths, skips: PairSkips | None = None) -> list[Item]:
             missing = [c for c in REQUIRED if c not in (header_of(reader, path) or [])]
             if missing:
                 raise AgreeError(f"{path}:1: not a MultiBLiMP file (missing columns: {', '.join(missing)}; "
-                                 f"{delimiter_note(_first_line(path), chr(9))})")
+                                 f"{delimiter_note(first_line(path), chr(9))})")
             for n, row in enumerate(checked_rows(reader, path)):
                 if row["sen"] is None or row["wrong_sen"] is None:
                     raise AgreeError(f"{path}:{reader.line_num}: row has fewer columns than the header")

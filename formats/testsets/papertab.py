@@ -24,6 +24,7 @@ from formats.items import Item
 from formats.scored import ScoredTable, empty
 from formats.tsv import checked_rows, header_of
 from formats.testsets.registry import TestSet, TestSetFormat, register
+from formats.testsets.sniff import first_line
 
 #: Columns of the paper's .tab files that are not model outputs.
 STANDARD_COLUMNS = ("pattern", "constr_id", "sent_id", "correct_number", "form", "class", "type",
@@ -162,17 +163,9 @@ def freq_baseline(table: PaperTable, testset: str = ""):
 
 # --------------------------------------------------------------------------- registry
 
-def _first_line(path: Path) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.readline()
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
 def _recognise(path: Path) -> Path | None:
     """A file whose header starts with pattern, constr_id, sent_id."""
-    if path.is_file() and _first_line(path).rstrip("\r\n").split("\t")[:3] == ["pattern", "constr_id", "sent_id"]:
+    if path.is_file() and first_line(path).rstrip("\r\n").split("\t")[:3] == ["pattern", "constr_id", "sent_id"]:
         return path
     return None
 

@@ -15,6 +15,15 @@ SNIFF_BYTES = 65536
 DELIMITERS = {"\t": "tab", ",": "comma", ";": "semicolon"}
 
 
+def first_line(path: Path) -> str:
+    """The file's first line ("" when it cannot be read as UTF-8 text)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def header_delimiter(line: str, required: tuple[str, ...]) -> str | None:
     """The delimiter (tab, comma or semicolon) that splits a header line into columns
     holding every ``required`` name; with none required, the most frequent of the three

@@ -55,12 +55,12 @@ from typing import Sequence
 
 import numpy as np
 
-from lm.base import Scorer, TargetQuery, space_after_of
+from lm.base import Scorer, TargetQuery
 from lm.errors import FieldError, LMError, literal
 from lm.gguf.header import read_gguf_info
 from lm.gguf.llamacpp_decode import Group, run_groups
 from lm.openings import group_openings
-from lm.pieces import (CONVENTIONS, DEFAULT, Encoded, check_convention, encode, offsets_from_pieces,
+from lm.pieces import (CONVENTIONS, DEFAULT, EncodingCache, check_convention, offsets_from_pieces,
                        spaces_of, word_sums)
 from formats.files import sha256_of
 
@@ -103,7 +103,7 @@ def _capture_log(lc) -> list[str]:
     return _LOG_ERRORS
 
 
-class LlamaCppScorer(Scorer):
+class LlamaCppScorer(EncodingCache, Scorer):
     """A GGUF file scored with llama.cpp; see the module docstring for conventions.
 
     batch_size    sequences per decode call (default 64); 1 with ``share_prefix=False``
@@ -141,7 +141,7 @@ class LlamaCppScorer(Scorer):
         self._buf = ctypes.create_string_buffer(256)
         self._word_start = self._word_start_mask(punctuation=self.convention != "words")
         self._tok_cache: dict[tuple[str, bool], tuple[int, ...]] = {}
-        self._enc: dict[tuple, Encoded] = {}
+        self._enc: dict = {}
         self.skipped_unencodable = 0
         self._batch = lc.llama_batch_init(self.n_ctx, 0, self.n_seq_max)
 
@@ -225,21 +225,10 @@ class LlamaCppScorer(Scorer):
         ids = self._tokens(text, special)
         return ids, offsets_from_pieces(text, [self._piece_bytes(t) for t in ids])
 
-    def encoded(self, words, space_after=None) -> Encoded:
-        flags = space_after if space_after is not None else space_after_of(words)
-        key = (tuple(words), flags)
-        enc = self._enc.get(key)
-        if enc is None:
-            enc = self._enc[key] = encode(self.tokenize, list(words), flags, self.convention, self.bos)
-        return enc
-
-    def try_encoded(self, words, space_after=None) -> Encoded | None:
-        """:meth:`encoded`, or None (counted) for a sentence that cannot be encoded."""
-        try:
-            return self.encoded(words, space_after)
-        except LMError:
-            self.skipped_unencodable += 1
-            return None
+    @property
+    def prepend(self) -> int:
+        """The id the convention prepends (:class:`lm.pieces.EncodingCache`): BOS."""
+        return self.bos
 
     def sentence_pieces(self, sentence) -> list[list[str]]:
         enc = self.try_encoded(sentence)

@@ -6,16 +6,14 @@ from __future__ import annotations
 import contextlib
 from typing import Sequence
 
-from lm.base import Scorer, space_after_of
+from lm.base import Scorer
 from lm.device import cpu_has_bf16, resolve_device
 from lm.errors import FieldError, LMError
-from lm.pieces import CONVENTIONS, DEFAULT, Encoded, check_convention, encode
-
-#: sentences whose encodings are kept (tokenizing is a few percent of scoring time)
-ENCODING_CACHE = 200_000
+from lm.pieces import CONVENTIONS, DEFAULT, EncodingCache, check_convention
 
 
-class HFBase(Scorer):
+
+class HFBase(EncodingCache, Scorer):
     """What the causal and masked Hugging Face scorers share: device, dtype, threads,
     the text -> pieces step (:mod:`lm.pieces`, under the scorer's ``convention``) and
     the vocabulary questions.
@@ -45,7 +43,7 @@ class HFBase(Scorer):
         self.threads = None if threads is None else int(threads)
 
         self._ids: dict[tuple[str, bool], tuple[int, ...]] = {}
-        self._enc: dict[tuple, Encoded] = {}
+        self._enc: dict = {}
         self.skipped_unencodable = 0
 
     # ---- threads -------------------------------------------------------------
@@ -78,26 +76,6 @@ class HFBase(Scorer):
     #: the id the convention prepends (causal: BOS); None: nothing (masked models frame
     #: the pieces with the tokenizer's own special tokens)
     prepend: int | None = None
-
-    def encoded(self, words: Sequence[str], space_after=None) -> Encoded:
-        """The sentence as this model reads it (cached)."""
-        flags = space_after if space_after is not None else space_after_of(words)
-        key = (tuple(words), flags)
-        enc = self._enc.get(key)
-        if enc is None:
-            enc = encode(self.tokenize, list(words), flags, self.convention, self.prepend)
-            if len(self._enc) >= ENCODING_CACHE:
-                self._enc.clear()
-            self._enc[key] = enc
-        return enc
-
-    def try_encoded(self, words, space_after=None) -> Encoded | None:
-        """:meth:`encoded`, or None (counted) for a sentence that cannot be encoded."""
-        try:
-            return self.encoded(words, space_after)
-        except LMError:
-            self.skipped_unencodable += 1
-            return None
 
     def sentence_pieces(self, sentence: Sequence[str]) -> list[list[str]]:
         enc = self.try_encoded(sentence)
