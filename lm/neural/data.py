@@ -167,3 +167,19 @@ def check_trainable(n_train: int, n_valid: int, rows: int, bptt: int,
                          f"{{batch_size}} or {{bptt}}, or a larger corpus")
     if n_valid < 2:
         raise LMError(f"{valid}: the validation split is empty")
+
+
+def training_data(corpus, vocab, options, device: torch.device, info) -> dict:
+    """For a training run (``options``: :class:`lm.neural.presets.TrainOptions`, ``info``:
+    :class:`lm.training.distributed.DistInfo`): the training rows (B, L) of this process, its validation block (E, Lv+1) with the
+    mask of the targets it scores, the window starts and the training token count."""
+    train_ids, valid_ids = encode_split(corpus.train, vocab), encode_split(corpus.valid, vocab)
+    rows = options.batch_size * info.world
+    check_trainable(train_ids.numel(), valid_ids.numel() // info.world, rows, options.bptt,
+                    (corpus.train, corpus.valid))
+    train = row_block(batchify(train_ids, rows), info.rank, info.world).to(device)   # (B, L)
+    eval_rows = max(1, min(options.eval_batch_size, valid_ids.numel() // (2 * info.world)))
+    valid, scored = (row_block(t, info.rank, info.world).to(device) for t in
+                     eval_layout(valid_ids, eval_rows * info.world, vocab.eos_id))  # (E, Lv+1)
+    return {"train": train, "valid": valid, "scored": scored,
+            "starts": windows(train.shape[1], options.bptt), "n_train": int(train_ids.numel())}

@@ -47,18 +47,17 @@ from tqdm import tqdm
 
 from formats.resources import human_count
 from lm.neural.budget import check_training_memory, device_memory
-from lm.neural.checkpoint import (Progress, check_finite, load_checkpoint, save_checkpoint, save_model,
-                           write_config, write_log)
+from lm.neural.checkpoint import Progress, check_finite, load_checkpoint, save_model, write_config, write_log
 from lm.corpus.prepare import Corpus
 from lm.device import resolve_device
-from lm.training.distributed import DistInfo, agree, barrier, dist_info, gather
+from lm.training.distributed import DistInfo, agree, barrier, dist_info
 from lm.errors import FieldError, LMError, TrainingInterrupted, literal
 from lm.neural.models import LMConfig, build_model, n_parameters
-from lm.neural.data import (batchify, build_vocabulary, check_trainable, encode_split,
-                            eval_layout, load_vocabulary, row_block, windows)
+from lm.neural.data import build_vocabulary, load_vocabulary, training_data
 from lm.neural.presets import TrainOptions, neural_configs
 from lm.training.trainers import TrainRun
-from lm.neural.snapshots import restore_series, write_snapshot
+from lm.neural.snapshots import restore_series
+from lm.neural.persist import Persistence
 from lm.neural.steps import Objective, StopFlag, evaluate, train_step
 from lm.training.snapshots import Schedule
 
@@ -115,7 +114,7 @@ def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: Train
 
 
 @dataclass(eq=False)
-class _Training:
+class _Training(Persistence):
     """One training run: set up once (:meth:`set_up`), then epochs (:meth:`epoch`),
     each ending in a validation (:meth:`validate`) and a checkpoint (:meth:`checkpoint`).
     ``progress`` is all that changes from step to step besides the weights, the
@@ -175,7 +174,7 @@ class _Training:
         if config.kind != "lstm" and options.bptt > config.max_len:
             raise FieldError(f"{{bptt}} {options.bptt} exceeds the transformer's context "
                              f"{{max_len}} {config.max_len}")
-        data = _data(corpus, vocab, options, device, info)
+        data = training_data(corpus, vocab, options, device, info)
         torch.manual_seed(options.seed)
         model = build_model(config).to(device)
         if info.rank:
@@ -367,40 +366,6 @@ class _Training:
         p = self.progress
         return p.epoch * self.epoch_tokens + (p.tokens if p.batch > 0 else 0)
 
-    def snapshot(self) -> None:
-        """snapshots/step-N/ (rank 0): the weights now, with the validation perplexity now.
-        Validation draws no random numbers (eval mode), so the training stream is as it
-        would be without snapshots; its time is not counted as training time."""
-        p, started = self.progress, time.perf_counter()
-        nll, count = evaluate(self.model, self.valid, self.scored, self.bptt, self.vocab.unk_id,
-                              self.stateful, self.device, self.info)
-        check_finite(nll / max(count, 1), p.step, self.out_dir)
-        self.snapshots += 1
-        metrics = {"valid_ppl": math.exp(min(nll / max(count, 1), 700)), "valid_tokens": int(count),
-                   **self.position(), "snapshot": self.snapshots}
-        if self.rank0:
-            write_snapshot(self.out_dir, self.model, self.config, self.options, self.corpus,
-                           self.lang, metrics, self.on_snapshot)
-        self.t0 += time.perf_counter() - started
-
-    def checkpoint(self) -> None:
-        """checkpoint.pt (rank 0), with every process's state and RNG; never of a broken model."""
-        p, info, device = self.progress, self.info, self.device
-        p.elapsed = time.monotonic() - self.started
-        if not all(bool(torch.isfinite(w).all()) for w in self.model.parameters()):
-            check_finite(float("nan"), p.step, self.out_dir, "weights")
-        states = gather(None if self.state is None else tuple(t.cpu() for t in self.state), info)
-        rngs = gather(torch.get_rng_state(), info)
-        cuda_rngs = gather(torch.cuda.get_rng_state(device) if device.type == "cuda" else None,
-                           info)
-        if self.rank0:
-            save_checkpoint({"config": self.config.to_dict(), "options": self.fixed,
-                             "corpus_sha256": self.corpus.sha256, "world_size": info.world,
-                             "model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
-                             "progress": asdict(p), "states": states, "rng": rngs,
-                             "cuda_rng": cuda_rngs}, self.out_dir)
-        self.last_ckpt = time.monotonic()
-
     def metrics(self) -> dict:
         p = self.progress
         seconds = time.monotonic() - self.started
@@ -417,18 +382,3 @@ class _Training:
                 "epochs": round(p.epoch + p.batch / len(self.starts), 4),
                 "parameters": n_parameters(self.model), "device": self.device.type,
                 "world_size": self.info.world}
-
-
-def _data(corpus, vocab, options: TrainOptions, device: torch.device, info: DistInfo) -> dict:
-    """The training rows (B, L) of this process, its validation block (E, Lv+1) with the
-    mask of the targets it scores, the window starts and the training token count."""
-    train_ids, valid_ids = encode_split(corpus.train, vocab), encode_split(corpus.valid, vocab)
-    rows = options.batch_size * info.world
-    check_trainable(train_ids.numel(), valid_ids.numel() // info.world, rows, options.bptt,
-                    (corpus.train, corpus.valid))
-    train = row_block(batchify(train_ids, rows), info.rank, info.world).to(device)   # (B, L)
-    eval_rows = max(1, min(options.eval_batch_size, valid_ids.numel() // (2 * info.world)))
-    valid, scored = (row_block(t, info.rank, info.world).to(device) for t in
-                     eval_layout(valid_ids, eval_rows * info.world, vocab.eos_id))  # (E, Lv+1)
-    return {"train": train, "valid": valid, "scored": scored,
-            "starts": windows(train.shape[1], options.bptt), "n_train": int(train_ids.numel())}
