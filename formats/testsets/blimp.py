@@ -154,7 +154,7 @@ def read_blimp(paths: str | os.PathLike | Iterable, skips: PairSkips | None = No
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                row = _json(line, path, lineno)
+                row = json_object(line, path, lineno)
                 item = _blimp_item(row, path, lineno)
                 if item is None:
                     skips.count(row["sentence_good"], row["sentence_bad"])
@@ -163,7 +163,9 @@ def read_blimp(paths: str | os.PathLike | Iterable, skips: PairSkips | None = No
     return items
 
 
-def _json(line: str, path: Path, lineno: int) -> dict:
+def json_object(line: str, path: Path, lineno: int) -> dict:
+    """One JSON Lines line as a dict; one error naming the file and line otherwise (and,
+    for a file that is JSON but not JSON Lines, what it is)."""
     try:
         row = json.loads(line)
     except json.JSONDecodeError as e:

@@ -35,7 +35,7 @@ from typing import Iterator
 
 from formats.errors import AgreeError
 from formats.items import Item
-from formats.testsets.blimp import PairSkips, pair_item
+from formats.testsets.blimp import PairSkips, json_object, pair_item
 from formats.testsets.registry import TestSet, TestSetFormat, files_in, must_exist, register
 from formats.testsets.sniff import header_delimiter, not_json_lines
 
@@ -93,16 +93,8 @@ MAPPINGS = (
 def _json_rows(path: Path) -> Iterator[tuple[int, dict]]:
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise AgreeError(f"{path}:{lineno}: " + (not_json_lines(path) or
-                                                          f"not JSON ({e.msg} at column {e.colno})")) from None
-            if not isinstance(row, dict):
-                raise AgreeError(f"{path}:{lineno}: not a JSON object")
-            yield lineno, row
+            if line.strip():
+                yield lineno, json_object(line, path, lineno)
 
 
 def _csv_rows(path: Path, m: PairFields) -> Iterator[tuple[int, dict]]:
