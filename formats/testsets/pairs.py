@@ -37,7 +37,7 @@ from formats.errors import AgreeError
 from formats.items import Item
 from formats.testsets.blimp import PairSkips, json_object, pair_item
 from formats.testsets.registry import TestSet, TestSetFormat, files_in, must_exist, register
-from formats.testsets.sniff import header_delimiter, not_json_lines
+from formats.testsets.sniff import header_delimiter
 
 
 @dataclass(frozen=True)
