@@ -48,6 +48,16 @@ SPACE_MARKERS = ("Ġ", "▁", "Ċ", "ĉ")
 PUNCTUATION = frozenset(string.punctuation)
 
 
+def sentence_start(tokenizer, name: str) -> tuple[int, str]:
+    """(the id a sentence is scored after, where it comes from): the tokenizer's BOS,
+    else its EOS; :class:`LMError` when it has neither."""
+    if tokenizer.bos_token_id is not None:
+        return tokenizer.bos_token_id, "bos_token"
+    if tokenizer.eos_token_id is not None:
+        return tokenizer.eos_token_id, "eos_token (no bos_token)"
+    raise LMError(f"{name}: the tokenizer has neither a bos nor an eos token to start a sentence with")
+
+
 def word_start_mask(tokenizer, vocab_size: int, punctuation: bool = True) -> tuple[torch.Tensor, str]:
     """(bool (V,), description): which token ids cannot continue a word."""
     n = min(len(tokenizer), vocab_size)
@@ -83,13 +93,7 @@ class HFCausalScorer(HFBase):
         if getattr(cfg, "final_logit_softcapping", None) or getattr(cfg, "logit_scale", None):
             raise LMError(f"{self.name}: models with logit soft-capping or scaling are not "
                           "supported (logits are the output embedding of the last hidden state)")
-        if tokenizer.bos_token_id is not None:
-            self.bos_id, self.bos_from = tokenizer.bos_token_id, "bos_token"
-        elif tokenizer.eos_token_id is not None:
-            self.bos_id, self.bos_from = tokenizer.eos_token_id, "eos_token (no bos_token)"
-        else:
-            raise LMError(f"{self.name}: the tokenizer has neither a bos nor an eos token to "
-                          "start a sentence with")
+        self.bos_id, self.bos_from = sentence_start(tokenizer, self.name)
         self.prepend = self.bos_id
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.bos_id
         head = self.model.get_output_embeddings()

@@ -69,7 +69,7 @@ class VLLMScorer(Scorer):
 
     def __init__(self, llm, tokenizer, *, name: str, source: str, dtype: str, engine_version: str,
                  convention: str = DEFAULT):
-        from lm.hf.causal import word_start_mask  # lazy: torch, which vLLM brings anyway
+        from lm.hf.causal import sentence_start, word_start_mask  # lazy: torch, which vLLM brings anyway
 
         self.llm, self.tok, self.name, self.source = llm, tokenizer, name, source
         self.dtype, self.engine_version = dtype, engine_version
@@ -77,12 +77,7 @@ class VLLMScorer(Scorer):
         if self.convention != "words" and not getattr(tokenizer, "is_fast", False):
             raise LMError(f"{source}: the tokenizer ({type(tokenizer).__name__}) is a slow one without "
                           "character offsets, which scoring the text as written needs")
-        if tokenizer.bos_token_id is not None:
-            self.bos_id, self.bos_from = tokenizer.bos_token_id, "bos_token"
-        elif tokenizer.eos_token_id is not None:
-            self.bos_id, self.bos_from = tokenizer.eos_token_id, "eos_token (no bos_token)"
-        else:
-            raise LMError(f"{name}: the tokenizer has neither a bos nor an eos token to start a sentence with")
+        self.bos_id, self.bos_from = sentence_start(tokenizer, name)
         mask, self.start_rule = word_start_mask(tokenizer, len(tokenizer),
                                                 punctuation=self.convention != "words")
         self.start_ids = np.flatnonzero(mask.numpy())
