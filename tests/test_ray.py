@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agreement.scoring.executors import InProcessExecutor, RayExecutor
+from agreement.scoring.executors.worker import GuardedWorker
 from agreement.scoring.score_dir import ScoreOptions, score_to_dir
 from conftest import ROOT, run_agree
 from formats.items import write_items
@@ -77,29 +78,58 @@ def test_our_lstm_and_kenlm(ray_cluster, tmp_path, testset):
     same_as_in_process(tmp_path, testset, [str(tmp_path / "lstm"), str(tmp_path / "kn")])
 
 
+class DiesOnce(GuardedWorker):
+    """A worker that SIGKILLs its own process on the second shard it is handed, once in
+    the whole run: the first to rename the file ``marker`` (a class attribute: a subclass
+    per test, sent to the workers with the class) dies. Dying inside a shard (not killed from outside after some shard finished) is
+    what makes the test deterministic: that shard is always in flight when it dies, and
+    the worker's first shard has always come back before it."""
+
+    marker = ""
+
+    def __init__(self, job, cwd=None):
+        super().__init__(job, cwd)
+        self.calls = 0
+
+    def score(self, task):
+        self.calls += 1
+        if self.calls == 2:
+            try:
+                os.rename(self.marker, self.marker + ".taken")
+            except FileNotFoundError:        # another worker (or this one, before a restart) died
+                pass
+            else:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return super().score(task)
+
+
+# the Ray workers cannot import this test module: send DiesOnce to them by value
+try:
+    from ray import cloudpickle          # Ray's own copy (the tests without Ray still run)
+except ImportError:
+    pass
+else:
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
 class KillOne(RayExecutor):
-    """Ray executor that SIGKILLs one of its workers once the first shard is in."""
+    """Ray executor whose workers are :class:`DiesOnce`; ``died()`` once one did."""
 
-    killed: list = []
+    def __init__(self, marker: Path, **kw):
+        super().__init__(**kw)
+        self.marker = marker
+        marker.write_text("")
+        self.worker_class = type("DiesOnceHere", (DiesOnce,), {"marker": str(marker)})
 
-    def score(self, job, tasks, on_done):
-        def kill_once(task, result):
-            on_done(task, result)
-            if not self.killed:
-                host, pid = self.worker_pids[-1]
-                assert host == socket.gethostname()
-                os.kill(pid, signal.SIGKILL)
-                self.killed.append(pid)
-
-        super().score(job, tasks, kill_once)
+    def died(self) -> bool:
+        return not self.marker.exists() and Path(f"{self.marker}.taken").exists()
 
 
 def test_a_killed_worker_is_restarted_and_the_run_completes(ray_cluster, tmp_path, testset):
     models = [str(unigram(tmp_path / "u1", SING))]
-    executor = KillOne(workers=2, threads=1)
-    executor.killed = []
+    executor = KillOne(tmp_path / "marker", workers=2, threads=1)
     same_as_in_process(tmp_path, testset, models, executor=executor)
-    assert executor.killed
+    assert executor.died()
 
 
 def test_a_worker_that_dies_for_good_leaves_shards_to_resume(ray_cluster, tmp_path, testset, capsys):
@@ -107,10 +137,10 @@ def test_a_worker_that_dies_for_good_leaves_shards_to_resume(ray_cluster, tmp_pa
 
     models = [str(unigram(tmp_path / "u1", SING))]
     score_to_dir(RunContext("score", out=tmp_path / "one"), [testset], models, OPTS)
-    executor = KillOne(workers=2, threads=1, max_restarts=0)
-    executor.killed = []
+    executor = KillOne(tmp_path / "marker", workers=2, threads=1, max_restarts=0)
     with pytest.raises(AgreeError, match=r"a Ray worker for model died 1 times .* run the same command again"):
         score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, OPTS, executor=executor)
+    assert executor.died()
     assert not (tmp_path / "o").exists()
     kept = len(list((tmp_path / "o.partial").glob("*/[!v]*.npz")))
     assert 1 <= kept < 5

@@ -13,7 +13,6 @@ ray is imported only when this executor starts (it is an optional extra, and hea
 """
 from __future__ import annotations
 
-import logging
 import contextlib
 import logging
 import os
@@ -47,6 +46,8 @@ class RayExecutor(Executor):
     cluster to join (None: ``RAY_ADDRESS``, else a local cluster for the run)."""
 
     name = "ray"
+    #: the actor class (a subclass in tests makes a worker die at a chosen shard)
+    worker_class = GuardedWorker
 
     def __init__(self, workers: int = 2, threads: int = 1, address: str | None = None,
                  max_restarts: int = MAX_RESTARTS):
@@ -130,7 +131,7 @@ class RayExecutor(Executor):
             raise FieldError(f"{{workers}} {self.workers}: each worker needs a GPU and the Ray "
                              f"cluster has {int(total)} (or give {{device}} cpu)")
         self.gpus_per_worker = max(self.gpus_per_worker, len(gpus))
-        actor = self.ray.remote(GuardedWorker).options(
+        actor = self.ray.remote(self.worker_class).options(
             num_cpus=self.threads, num_gpus=len(gpus), max_restarts=self.max_restarts,
             max_task_retries=self.max_restarts)
         cwd = os.getcwd()
