@@ -81,9 +81,10 @@ def test_our_lstm_and_kenlm(ray_cluster, tmp_path, testset):
 class DiesOnce(GuardedWorker):
     """A worker that SIGKILLs its own process on the second shard it is handed, once in
     the whole run: the first to rename the file ``marker`` (a class attribute: a subclass
-    per test, sent to the workers with the class) dies. Dying inside a shard (not killed from outside after some shard finished) is
-    what makes the test deterministic: that shard is always in flight when it dies, and
-    the worker's first shard has always come back before it."""
+    per test, sent to the workers with the class) dies. Dying inside a shard (not killed
+    from outside after some shard finished) is what makes the test deterministic: that
+    shard is always in flight when it dies, and the worker's first shard has always come
+    back before it."""
 
     marker = ""
 

@@ -59,7 +59,6 @@ class RayExecutor(Executor):
         self.ray = None
         self._started = self._disconnect = False
         self._pools: dict[str, list] = {}
-        self.worker_pids: list[tuple[str, int]] = []
         self.gpus_per_worker = 0
 
     # ---- the cluster -------------------------------------------------------------
@@ -137,7 +136,7 @@ class RayExecutor(Executor):
         cwd = os.getcwd()
         self._pools[job.key] = actors = [actor.remote(job, cwd) for _ in range(self.workers)]
         for ref in [a.ready.remote() for a in actors]:
-            self.worker_pids.append(self._value(ref, job))
+            self._value(ref, job)           # each model loaded, or its load error raised here
         return actors
 
     def _value(self, ref, job: ModelJob):
