@@ -64,8 +64,11 @@ class AgreeGroup(click.Group):
         args = list(sys.argv[1:] if args is None else args)
         extra.setdefault("obj", {"argv": args})
         show_library_log()
-        with sigterm_raises():
-            return super().main(args, *rest, **extra)
+        try:
+            with sigterm_raises():
+                return super().main(args, *rest, **extra)
+        finally:
+            forget_unhandled_interrupt()
 
     def invoke(self, ctx):
         # The one edge: every fault becomes one ``Error: ...`` line (exit 1), an
@@ -78,6 +81,13 @@ class AgreeGroup(click.Group):
             raise click.exceptions.Exit(128 + signal.SIGTERM) from None
         except (KeyboardInterrupt, click.exceptions.Abort) as e:
             if isinstance(e, click.exceptions.Abort) and not isinstance(e.__context__, KeyboardInterrupt):
+                raise
+            click.echo("Interrupted", err=True)
+            raise click.exceptions.Exit(130) from None
+        except RuntimeError as e:
+            # Ctrl-C inside a class body's __set_name__ (a dataclass being imported)
+            # reaches us wrapped in a RuntimeError: still an interrupt, not a bug
+            if not isinstance(e.__cause__, KeyboardInterrupt):
                 raise
             click.echo("Interrupted", err=True)
             raise click.exceptions.Exit(130) from None
@@ -108,6 +118,16 @@ def show_library_log() -> None:
     if not any(isinstance(h, _Echo) for h in lm_log.handlers):
         lm_log.addHandler(_Echo())
         lm_log.setLevel(logging.INFO)
+
+
+def forget_unhandled_interrupt() -> None:
+    """Keep the exit code we chose after a Ctrl-C that landed inside ``exec`` of a
+    source string (dataclasses build their methods so, at import time).
+
+    CPython (3.11) then sets a process-wide "unhandled KeyboardInterrupt" flag that
+    our ``except`` never clears, and at exit it kills the process with SIGINT
+    instead of exiting 130. Any later ``exec`` of a string resets that flag."""
+    exec("None")
 
 
 @contextlib.contextmanager
