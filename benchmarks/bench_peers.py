@@ -10,7 +10,9 @@ Each tool runs in a subprocess of its own (so its peak RSS is its own), at each
 thread count (``--threads 1 2``), the tools alternated within each repetition:
 
 * ``agree``: ``agree.score.score_items(..., method="sentence")`` with the default
-  convention (the text as written after BOS); ``agree-lmeval``: the same with
+  convention (the text as written after BOS), the scorer given the thread count as
+  ``agree score --threads N`` gives it (N lanes reading their own batches, one torch
+  thread each); ``agree-lmeval``: the same with
   ``convention="lm-eval"`` (checked against lm-eval, not timed against it);
 * ``minicons``: ``IncrementalLMScorer(DIR).sequence_score(sentences, bos_token=True,
   reduction=sum)``, batches of ``--batch-size`` sentences;
@@ -74,13 +76,14 @@ def _rows(data: Path):
 
 # --------------------------------------------------------------------------- workers
 
-def run_agree(model: Path, data: Path, batch: int, convention: str):
+def run_agree(model: Path, data: Path, batch: int, convention: str, threads: int):
     from agreement.scoring.score import score_items
     from formats.testsets.blimp import read_blimp
     from lm.hf.load import load_hf_dir
 
     items = read_blimp(data)
-    scorer = load_hf_dir(model, device="cpu", batch_size=batch, convention=convention)
+    # threads: what ``agree score --threads N`` gives (N lanes of one torch thread)
+    scorer = load_hf_dir(model, device="cpu", batch_size=batch, convention=convention, threads=threads)
     t0 = time.perf_counter()
     scored = score_items(items, [scorer], method="sentence")
     dt = time.perf_counter() - t0
@@ -167,10 +170,10 @@ def worker(tool: str, model: Path, data: Path, threads: int, batch: int, out: Pa
 
     torch.set_num_threads(threads)
     if tool == "agree":
-        scores, dt, stats = run_agree(model, data, batch, "agree")
+        scores, dt, stats = run_agree(model, data, batch, "agree", threads)
         stats["peak_gflops"] = matmul_peak()
     elif tool == "agree-lmeval":
-        scores, dt, stats = run_agree(model, data, batch, "lm-eval")
+        scores, dt, stats = run_agree(model, data, batch, "lm-eval", threads)
     elif tool == "minicons":
         scores, dt, stats = run_minicons(model, data, batch)
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import string
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +77,33 @@ def test_batch_size_never_changes_a_score(tiny, kind):
     np.testing.assert_allclose(one.score_targets(QUERIES), many.score_targets(QUERIES), atol=1e-4)
     for a, b in zip(one.word_logprobs(SENTS), many.word_logprobs(SENTS)):
         np.testing.assert_allclose(a, b, atol=1e-4)
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
+def test_lanes_read_chunks_side_by_side_with_the_same_scores(tiny, kind, monkeypatch):
+    """--threads 2 on CPU: two threads read their own chunks (each at one torch thread);
+    every score equals the one-lane run's, and a fault in a lane reaches the caller."""
+    sents = [tuple(f"{w} {i}".split()) + q for i in range(12) for w in ("the", "a") for q in SENTS]
+    one = load_hf_dir(tiny[kind], device="cpu", batch_size=1, threads=1)
+    two = load_hf_dir(tiny[kind], device="cpu", batch_size=1, threads=2)
+    assert (one.runner.lanes, two.runner.lanes) == (1, 2)
+    want_words, want_targets = one.word_logprobs(sents), one.score_targets(QUERIES * 10)
+    seen = set()
+    run_chunk = type(two.runner)._run_chunk
+    monkeypatch.setattr(type(two.runner), "_run_chunk", lambda self, *a: (
+        seen.add(threading.current_thread().name), run_chunk(self, *a))[1])
+    for a, b in zip(want_words, two.word_logprobs(sents)):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    np.testing.assert_allclose(want_targets, two.score_targets(QUERIES * 10), atol=1e-5)
+    assert len(seen) == 2 and all(n.startswith("agree-lane") for n in seen)
+    assert two.runner.counters["tokens"] == one.runner.counters["tokens"]
+    assert "2 lanes" in two.conventions()["threads"]
+
+    def broken(self, *a):
+        raise LMError("a lane failed")
+    monkeypatch.setattr(type(two.runner), "_run_chunk", broken)
+    with pytest.raises(LMError, match="a lane failed"):
+        two.word_logprobs(sents)
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "llama"])

@@ -71,7 +71,7 @@ def word_start_mask(tokenizer, vocab_size: int, punctuation: bool = True) -> tup
         starts = [t.startswith(SPACE_MARKERS) or (punctuation and t[:1] in PUNCTUATION)
                   for t in tokens]
     elif any(t.startswith("##") for t in tokens):
-        rule = f"tokens not starting with ## (WordPiece), or special/end tokens"
+        rule = "tokens not starting with ## (WordPiece), or special/end tokens"
         starts = [not t.startswith("##") for t in tokens]
     else:
         return torch.ones(vocab_size, dtype=torch.bool), "none (no word-boundary marker: factor 1)"
@@ -101,6 +101,8 @@ class HFCausalScorer(HFBase):
         self.runner = CausalRunner(self.model.base_model, head, device=self.device, pad_id=self.pad_id,
                                    batch_size=self.batch_size, max_positions=self.max_positions,
                                    fp32_head=self.model.dtype != torch.float32, config=self.model.config)
+        self.runner.lanes = self.lanes
+        self.runner.lane_threads = max(1, (self.threads or 1) // self.lanes)
         mask, self.start_rule = word_start_mask(tokenizer, head.weight.shape[0],
                                                 punctuation=self.convention != "words")
         self.start_mask = mask.to(self.device)
