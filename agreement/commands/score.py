@@ -70,8 +70,10 @@ log = logging.getLogger(__name__)
                    "weights as stored); the choice is said on stderr. vllm: Hugging Face directories on vLLM "
                    "(GPUs; pip install 'agree-bench[vllm]').")
 @click.option("--threads", type=CPUS, default=None,
-              help="CPU threads of each model: llama.cpp's and torch's (default: every CPU this "
-                   "process may use; with --executor ray: 1 per worker).")
+              help="CPU threads of each model: llama.cpp's and torch's; a transformers model on CPU "
+                   "reads its batches in N threads side by side, one torch thread each (default: "
+                   "torch's and llama.cpp's own, every CPU this process may use; with --executor ray: "
+                   "1 per worker).")
 @click.option("--convention", type=click.Choice(list(CONVENTIONS)), default=DEFAULT, show_default=True,
               help="What subword (Hugging Face, GGUF) models read. agree: BOS + the text as written "
                    "(the items' spacing, e.g. 'herself.'), tokenized once, = minicons "
