@@ -83,6 +83,13 @@ class PairSkips:
         else:
             self.identical += 1
 
+    def keep(self, item, into: list) -> None:
+        """``item`` appended to ``into``; a pair :func:`pair_item` turned down (None) counted."""
+        if item is None:
+            self.identical += 1
+        else:
+            into.append(item)
+
     def notes(self) -> list[str]:
         out = []
         if self.identical:

@@ -203,10 +203,7 @@ def read_clams(path: Path, lang: str | None = None, skips: PairSkips | None = No
             k += 1
             item = pair_item(f"{prefix}:{n}", construction, good, bad, extra=extra,
                              agree=agree[attractors(g, t, correct, numbers)])
-            if item is None:
-                skips.identical += 1
-            else:
-                items.append(item)
+            skips.keep(item, items)
     return items
 
 

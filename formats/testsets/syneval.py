@@ -128,10 +128,7 @@ def read_syneval(path: Path, skips: PairSkips, other: list[int]) -> list[Item]:
                 item = pair_item(f"{suite}:{condition}:{i}{tag}", construction, sentences[0], bad,
                                  extra=extra,
                                  agree=agree)
-                if item is None:
-                    skips.identical += 1
-                else:
-                    items.append(item)
+                skips.keep(item, items)
     return items
 
 

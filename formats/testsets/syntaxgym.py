@@ -147,10 +147,7 @@ def suite_pairs(suite: Suite, skips: PairSkips) -> list[Item]:
                              extra={"suite": suite.name, "item_number": it.number, "condition": good,
                                     "condition_bad": bad, "region": region},
                              agree={"agree_number": number})
-            if item is None:
-                skips.identical += 1
-            else:
-                items.append(item)
+            skips.keep(item, items)
     return items
 
 
