@@ -79,15 +79,8 @@ class AgreeGroup(click.Group):
         except Terminated:
             click.echo("Terminated", err=True)
             raise click.exceptions.Exit(128 + signal.SIGTERM) from None
-        except (KeyboardInterrupt, click.exceptions.Abort) as e:
-            if isinstance(e, click.exceptions.Abort) and not isinstance(e.__context__, KeyboardInterrupt):
-                raise
-            click.echo("Interrupted", err=True)
-            raise click.exceptions.Exit(130) from None
-        except RuntimeError as e:
-            # Ctrl-C inside a class body's __set_name__ (a dataclass being imported)
-            # reaches us wrapped in a RuntimeError: still an interrupt, not a bug
-            if not isinstance(e.__cause__, KeyboardInterrupt):
+        except (KeyboardInterrupt, click.exceptions.Abort, RuntimeError) as e:
+            if not is_interrupt(e):
                 raise
             click.echo("Interrupted", err=True)
             raise click.exceptions.Exit(130) from None
@@ -118,6 +111,16 @@ def show_library_log() -> None:
     if not any(isinstance(h, _Echo) for h in lm_log.handlers):
         lm_log.addHandler(_Echo())
         lm_log.setLevel(logging.INFO)
+
+
+def is_interrupt(e: BaseException) -> bool:
+    """A Ctrl-C: itself, click's Abort at a prompt (its context), or wrapped in a
+    RuntimeError by a class body's ``__set_name__`` (its cause: a dataclass being
+    imported when the Ctrl-C came)."""
+    if isinstance(e, KeyboardInterrupt):
+        return True
+    inner = e.__context__ if isinstance(e, click.exceptions.Abort) else e.__cause__
+    return isinstance(inner, KeyboardInterrupt)
 
 
 def forget_unhandled_interrupt() -> None:

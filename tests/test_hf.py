@@ -98,6 +98,8 @@ def test_lanes_read_chunks_side_by_side_with_the_same_scores(tiny, kind, monkeyp
     assert len(seen) == 2 and all(n.startswith("agree-lane") for n in seen)
     assert two.runner.counters["tokens"] == one.runner.counters["tokens"]
     assert "2 lanes" in two.conventions()["threads"]
+    # a masked model has no lanes, and its record says plain threads
+    assert load_hf_dir(tiny["bert"], device="cpu", threads=2).conventions()["threads"] == 2
 
     def broken(self, *a):
         raise LMError("a lane failed")

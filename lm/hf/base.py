@@ -11,9 +11,6 @@ from lm.device import cpu_has_bf16, resolve_device
 from lm.errors import FieldError, LMError
 from lm.pieces import CONVENTIONS, DEFAULT, EncodingCache, check_convention
 
-#: threads of their own at most (more contend for the GIL between torch's operators;
-#: measured at 2)
-MAX_LANES = 4
 
 
 class HFBase(EncodingCache, Scorer):
@@ -50,15 +47,6 @@ class HFBase(EncodingCache, Scorer):
         self.skipped_unencodable = 0
 
     # ---- threads -------------------------------------------------------------
-    @property
-    def lanes(self) -> int:
-        """Forward passes read side by side on CPU: one per thread of an explicit
-        ``threads``, at most MAX_LANES, each at ``threads // lanes`` torch threads
-        (:meth:`lm.hf.forward.CausalRunner._run_lanes`); 1 on a GPU or at torch's default."""
-        if self.threads is None or self.device.type != "cpu":
-            return 1
-        return min(self.threads, MAX_LANES)
-
     @contextlib.contextmanager
     def torch_threads(self):
         """torch's CPU threads set to ``threads`` while scoring (None: left as it is)."""
@@ -127,14 +115,6 @@ class HFBase(EncodingCache, Scorer):
         return {True: " (native on this CPU)", False: " (emulated: this CPU has no bf16 "
                 "instructions, so slower than float32)", None: ""}[native]
 
-    def _threads_note(self) -> str | int:
-        if self.threads is None:
-            return "torch's default"
-        if self.lanes == 1 or self.threads == 1:
-            return self.threads
-        return (f"{self.threads}: {self.lanes} lanes (threads reading their own batches) of "
-                f"{self.threads // self.lanes} torch thread(s)")
-
     def conventions(self) -> dict:
         import transformers  # lazy: heavy, and already loaded by the model's loader
 
@@ -143,7 +123,7 @@ class HFBase(EncodingCache, Scorer):
                     "convention": self.convention, "text": CONVENTIONS[self.convention],
                     "dtype": f"{self.dtype} weights{self._bf16_note()}, fp32 output layer and log-softmax",
                     "batch_size": f"{self.batch_size} sequences per forward pass",
-                    "threads": self._threads_note(),
+                    "threads": self.threads if self.threads is not None else "torch's default",
                     "skipped_unencodable": self.skipped_unencodable})
         if self.sha256:
             out["sha256"] = self.sha256

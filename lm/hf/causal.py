@@ -100,9 +100,8 @@ class HFCausalScorer(HFBase):
         self.max_positions = getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None)
         self.runner = CausalRunner(self.model.base_model, head, device=self.device, pad_id=self.pad_id,
                                    batch_size=self.batch_size, max_positions=self.max_positions,
-                                   fp32_head=self.model.dtype != torch.float32, config=self.model.config)
-        self.runner.lanes = self.lanes
-        self.runner.lane_threads = max(1, (self.threads or 1) // self.lanes)
+                                   fp32_head=self.model.dtype != torch.float32, config=self.model.config,
+                                   threads=self.threads)
         mask, self.start_rule = word_start_mask(tokenizer, head.weight.shape[0],
                                                 punctuation=self.convention != "words")
         self.start_mask = mask.to(self.device)
@@ -179,6 +178,9 @@ class HFCausalScorer(HFBase):
                     "sentence": "sum of the scored pieces, no word-end factor, no end token",
                     "skipped_over_context": self.runner.skipped,
                     "max_positions": self.max_positions})
+        if self.runner.lanes > 1:
+            out["threads"] = (f"{self.threads}: {self.runner.lanes} lanes (threads reading their own "
+                              f"batches) of {self.runner.lane_threads} torch thread(s)")
         if self.example is not None:
             out["example"] = self.example
         return out

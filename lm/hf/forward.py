@@ -55,6 +55,9 @@ SENTENCE_TOKENS = 12
 #: batches of sequences per chunk: a chunk's openings are read (and their key/values
 #: kept) before its continuations, so that each pass is sorted by its own length
 CHUNK_BATCHES = 16
+#: lanes (threads reading their own chunks) at most: more contend for the GIL between
+#: torch's operators (measured at 2)
+MAX_LANES = 4
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ class CausalRunner:
     """Forward passes of one transformers causal LM (its body and output layer)."""
 
     def __init__(self, body, head, *, device, pad_id: int, batch_size: int, max_positions: int | None,
-                 fp32_head: bool, config=None):
+                 fp32_head: bool, config=None, threads: int | None = None):
         self.body, self.device, self.pad_id, self.config = body, device, pad_id, config
         self.batch_size, self.max_positions = batch_size, max_positions
         w = head.weight.detach()
@@ -84,8 +87,10 @@ class CausalRunner:
         self.weight = w.float() if fp32_head else w
         self.bias = None if b is None else b.detach().float()
         self.skipped = 0
-        #: threads reading chunks side by side (CPU; set by the scorer from its threads)
-        self.lanes, self.lane_threads = 1, 1
+        #: on CPU with explicit ``threads``: that many lanes (at most MAX_LANES) reading
+        #: chunks side by side, each at ``threads // lanes`` torch threads; else 1
+        self.lanes = 1 if threads is None or device.type != "cpu" else min(threads, MAX_LANES)
+        self.lane_threads = max(1, (threads or 1) // self.lanes)
         self._stop: threading.Event | None = None   # set: a lane stops at its next batch
         self._queued: list = []      # hidden-state rows waiting for the output layer
         self._wants: list = []       # per queued row: ({token: owners}, [word-end owners])
