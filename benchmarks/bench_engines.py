@@ -2,14 +2,17 @@
 llama.cpp (the quantized file as stored, :mod:`lm.gguf.llamacpp`) against transformers (the
 same file de-quantized to fp32, the way ``--engine transformers`` reads it), the sentence
 method on BLiMP's 16 agreement paradigms (the first ``--pairs`` of each), the text as
-written. Printed per engine: load seconds, pairs/s per repetition and the best, and how
-many pairs the two engines decide alike. This is the measurement ``--engine auto``'s rule
+written. llama.cpp also on its float16 and float32 copies of the file (``--dtype``,
+:mod:`lm.gguf.float_copy`). Printed per engine: load seconds, pairs/s per repetition and
+the best, and how far its scores are from transformers' (fp32 on the exactly
+de-quantized weights: the reference). This is the measurement ``--engine auto``'s rule
 rests on (``lm.gguf.choose_engine``).
 
-    PYTHONPATH=. python benchmarks/bench_engines.py --pairs 25 --threads 1 --reps 2
+    PYTHONPATH=. python benchmarks/bench_engines.py --pairs 25 --threads 1 2 --reps 2
 
-Last line: ``bench_engines: FIGURE pairs/s, RATIOx transformers`` (llama.cpp, best
-repetition, and its ratio to transformers' best).
+Last line: ``bench_engines: FIGURE pairs/s, RATIOx transformers`` (llama.cpp on its
+float16 copy at the first thread count, best repetition, and its ratio to transformers'
+best).
 """
 from __future__ import annotations
 
@@ -48,39 +51,67 @@ def timed(scorer, items) -> tuple[float, np.ndarray]:
     return dt, np.stack([scored.logp_correct, scored.logp_wrong], axis=1)
 
 
+def load_all(threads: int) -> tuple[dict, dict]:
+    """The engines on FILE at ``threads``, and their load seconds."""
+    makers = {"llama.cpp": lambda: load_llamacpp(FILE, threads=threads),
+              "llama.cpp float16": lambda: load_llamacpp(FILE, threads=threads, dtype="float16"),
+              "llama.cpp float32": lambda: load_llamacpp(FILE, threads=threads, dtype="float32"),
+              "transformers": lambda: load_gguf_transformers(FILE, device="cpu", threads=threads)}
+    engines, loads = {}, {}
+    for name, make in makers.items():
+        t0 = time.perf_counter()
+        engines[name] = make()
+        loads[name] = time.perf_counter() - t0
+    return engines, loads
+
+
+def report(threads: int, items, engines, loads, rates, scores) -> dict:
+    """Per engine: load, best pairs/s, ratio to transformers, and its distance from
+    transformers' fp32 scores (the same weights de-quantized exactly)."""
+    ref = scores["transformers"]
+    best = {k: max(v) for k, v in rates.items()}
+    rows = {}
+    for name in engines:
+        x = scores[name]
+        rows[name] = {"load_s": round(loads[name], 2), "best_pairs_per_s": round(best[name], 2),
+                      "x_transformers": round(best[name] / best["transformers"], 2),
+                      "median_abs_diff_nats": float(np.median(np.abs(x - ref))),
+                      "same_choice": int(((x[:, 0] > x[:, 1]) == (ref[:, 0] > ref[:, 1])).sum())}
+        r = rows[name]
+        print(f"{threads} thread(s) {name:<18} loaded in {r['load_s']:5.1f} s, best {r['best_pairs_per_s']:6.2f} "
+              f"pairs/s ({r['x_transformers']:.2f}x transformers); from transformers' fp32: median "
+              f"{r['median_abs_diff_nats']:.5f} nats, same choice {r['same_choice']}/{len(items)}")
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=25, help="pairs per paradigm (16 paradigms)")
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1])
     ap.add_argument("--reps", type=int, default=2)
     args = ap.parse_args()
     if not BLIMP.is_dir():
         raise SystemExit(f"bench_engines: skipped, no BLiMP data at {BLIMP}")
+    results = {}
     with tempfile.TemporaryDirectory() as tmp:
         items = read_blimp(pairs_dir(Path(tmp), args.pairs))
-        t0 = time.perf_counter()
-        engines = {"llama.cpp": load_llamacpp(FILE, threads=args.threads)}
-        loads = {"llama.cpp": time.perf_counter() - t0}
-        t0 = time.perf_counter()
-        engines["transformers"] = load_gguf_transformers(FILE, device="cpu", threads=args.threads)
-        loads["transformers"] = time.perf_counter() - t0
-        rates: dict[str, list[float]] = {name: [] for name in engines}
-        scores = {}
-        for rep in range(args.reps):
-            for name, scorer in engines.items():
-                dt, scores[name] = timed(scorer, items)
-                rates[name].append(len(items) / dt)
-                print(f"  rep {rep + 1}: {name:<12} {len(items) / dt:6.2f} pairs/s")
-    same = int(((scores["llama.cpp"][:, 0] > scores["llama.cpp"][:, 1])
-                == (scores["transformers"][:, 0] > scores["transformers"][:, 1])).sum())
-    print(json.dumps({"pairs": len(items), "threads": args.threads, "load_s": loads,
-                      "best_pairs_per_s": {k: max(v) for k, v in rates.items()}, "same_choice": same}))
-    best = {k: max(v) for k, v in rates.items()}
-    for name in engines:
-        print(f"{name}: loaded in {loads[name]:.1f} s, best {best[name]:.2f} pairs/s")
-    print(f"same choice on {same} of {len(items)} pairs")
-    print(f"bench_engines: {best['llama.cpp']:.2f} pairs/s, "
-          f"{best['llama.cpp'] / best['transformers']:.2f}x transformers")
+        for threads in args.threads:
+            engines, loads = load_all(threads)
+            rates: dict[str, list[float]] = {name: [] for name in engines}
+            scores = {}
+            for rep in range(args.reps):
+                for name, scorer in engines.items():
+                    dt, scores[name] = timed(scorer, items)
+                    rates[name].append(len(items) / dt)
+                    print(f"  {threads} thread(s), rep {rep + 1}: {name:<18} {len(items) / dt:6.2f} pairs/s",
+                          flush=True)
+            results[threads] = report(threads, items, engines, loads, rates, scores)
+            for scorer in engines.values():
+                getattr(scorer, "close", lambda: None)()
+    print(json.dumps({"pairs": len(items), "results": results}))
+    first = results[args.threads[0]]["llama.cpp float16"]
+    print(f"bench_engines: {first['best_pairs_per_s']:.2f} pairs/s, {first['x_transformers']:.2f}x transformers "
+          f"(llama.cpp float16, {args.threads[0]} thread(s))")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,10 @@
 """Benchmark: the llama.cpp engine with shared prefixes and multi-sequence
 batches vs the same engine one sentence at a time, in one run.
 
-Efficient (``lm.gguf.llamacpp.LlamaCppScorer`` defaults): for the sentence method the
-opening tokens that sentences share (a BLiMP pair's first words) are decoded once
-and their cache copied to each sentence's sequence; for the target method the
-prefix is decoded once and copied to each candidate's sequence; up to 64
-sequences go into one ``llama_decode`` call.
+Efficient (``lm.gguf.llamacpp.LlamaCppScorer`` defaults): up to 64 sequences go into
+one ``llama_decode`` call as a prefix tree, so a token several of them open with (BOS,
+a BLiMP pair's first words, a target's prefix before its candidates) is decoded once
+for all of them.
 
 Baseline (the same scorer with ``batch_size=1, share_prefix=False``): every
 sentence (sentence method) or prefix + candidate (target method) decoded alone.

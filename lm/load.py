@@ -64,12 +64,13 @@ def load_model(model: str | os.PathLike | ModelSpec, **options) -> Scorer:
     return scorer
 
 
-def resolve_engine(spec: ModelSpec, engine: str | None = None) -> str | None:
+def resolve_engine(spec: ModelSpec, engine: str | None = None, *, dtype: str | None = None,
+                   device: str | None = None) -> str | None:
     """The engine that runs ``spec``: for a GGUF file the one ``engine`` (``auto``: by
-    the memory it needs) picks, chosen once so that every worker runs the same; for
-    other kinds ``engine`` as given."""
+    the memory it needs, the dtype and the device) picks, chosen once so that every
+    worker runs the same; for other kinds ``engine`` as given."""
     if spec.kind == "gguf":
-        return choose_engine(spec.directory, engine or "auto")
+        return choose_engine(spec.directory, engine or "auto", dtype=dtype, device=device)
     return engine
 
 

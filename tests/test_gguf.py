@@ -51,6 +51,14 @@ def test_auto_rule(tmp_path, caplog):
     caplog.clear()
     assert choose_engine(path, available=80) == "llama.cpp"  # 40 is not under half of 80
     assert "t.gguf: engine llama.cpp" in caplog.text and ">= half of" in caplog.text
+    caplog.clear()
+    # float16 on a CPU: llama.cpp's float16 kernels (a float16 copy: 20 bytes here)
+    assert choose_engine(path, available=81, dtype="float16", device="cpu") == "llama.cpp"
+    assert "float16 on a CPU" in caplog.text
+    assert choose_engine(path, available=40, dtype="float16", device="cpu") == "llama.cpp"   # stored
+    assert choose_engine(path, available=81, dtype="float16", device="cuda") == "transformers"
+    assert choose_engine(path, available=81, dtype="bfloat16", device="cpu") == "transformers"
+    assert choose_engine(path, available=81, dtype="float32", device="cpu") == "transformers"
 
 
 def test_explicit_engine_and_bad_name(tmp_path):

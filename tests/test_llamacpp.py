@@ -208,3 +208,119 @@ def test_text_as_written_and_its_pieces(single, reference):
     assert "".join(p for word in pieces for p in word).replace("\u2581", " ") == "Katherine can't help herself."
     assert pieces[-1] == ["."] and pieces[3] == ["\u2581herself"]
     assert scorer.conventions()["convention"] == "agree"
+
+
+# ---- float copies and lanes (issue 23) ------------------------------------------------
+
+def test_float_copies_on_record_and_removed_on_close(scorer):
+    """dtype float16/float32: llama.cpp computes with a copy of the Q4_1 weights made
+    at load in a temporary directory (not beside the input), removed on close; float32
+    (an exact copy, float32 KV cache) and float16 agree to a few hundredths of a nat,
+    while the stored weights, read with Q8-rounded activations, stand further off."""
+    sents = [s.split() for s in SENTENCES[:6]]
+    got, copies = {}, []
+    for dtype in ("float32", "float16"):
+        sc = load_llamacpp(smol_path(), threads=1, dtype=dtype)
+        try:
+            copies.append(sc._copy.path)
+            assert sc._copy.path.is_file() and sc._copy.path.parent != smol_path().parent
+            c = sc.conventions()
+            assert c["weights_dtype"].startswith(f"{dtype} (a copy of the Q4_1 weights")
+            assert c["kv_cache"] == ("float32" if dtype == "float32" else "float16")
+            assert c["quantization"] == "Q4_1"
+            got[dtype] = sc.sentence_logprob(sents)
+        finally:
+            sc.close()
+    assert not any(p.exists() or p.parent.exists() for p in copies)
+    assert np.abs(got["float16"] - got["float32"]).max() < 0.15
+    stored = scorer.sentence_logprob(sents)
+    assert np.median(np.abs(stored - got["float32"])) > np.median(np.abs(got["float16"] - got["float32"]))
+    assert scorer.conventions()["weights_dtype"] == "as stored"
+
+
+def test_float_copy_faults_are_one_error(monkeypatch, tmp_path):
+    import tempfile
+
+    import lm.gguf.float_copy as fc
+    from lm.errors import FieldError
+
+    with raises_as_cli(FieldError, "score", r"--dtype float8: the llama\.cpp engine computes"):
+        load_llamacpp(smol_path(), dtype="float8")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no" / "such"))
+    with pytest.raises(LMError, match=r"cannot make a directory for a float16 copy in .*no/such"):
+        load_llamacpp(smol_path(), dtype="float16")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(fc.shutil, "disk_usage", lambda p: type("U", (), {"free": 10 << 20})())
+    with raises_as_cli(LMError, "score", r"a float16 copy needs 0\.27 GB in .*which has 0\.01 GB free "
+                                         r"\(set TMPDIR elsewhere, or compute with the weights as stored\)"):
+        load_llamacpp(smol_path(), dtype="float16")
+    assert not list(tmp_path.glob("agree-gguf-*"))   # the refused copy's directory is gone
+
+
+def test_lanes_decode_rounds_side_by_side_with_the_same_scores(monkeypatch):
+    """threads=2 on CPU: two contexts on one model decode alternate rounds in two
+    agree-lane threads; the rounds are the ones one lane makes, so every score is
+    bit-identical to threads=1; a fault in a lane reaches the caller."""
+    import threading
+
+    import lm.gguf.llamacpp as engine
+
+    sents = [s.split() for s in SENTENCES] * 3
+    one = load_llamacpp(smol_path(), threads=1, batch_size=4)
+    two = load_llamacpp(smol_path(), threads=2, batch_size=4)
+    try:
+        names, real = set(), engine.decode_round
+
+        def spy(lane, groups):
+            names.add(threading.current_thread().name.split("_")[0])
+            return real(lane, groups)
+
+        monkeypatch.setattr(engine, "decode_round", spy)
+        a, b = one.sentence_logprob(sents), two.sentence_logprob(sents)
+        assert np.array_equal(a, b) and np.isfinite(a).all()
+        assert names >= {"agree-lane", "MainThread"} and len(two._lanes) == 2
+        assert two.conventions()["threads"].startswith("2: 2 lanes") and one.conventions()["threads"] == 1
+        assert np.array_equal(one.score_targets(QUERIES), two.score_targets(QUERIES))
+
+        def broken(lane, groups):
+            raise LMError("a lane failed")
+
+        monkeypatch.setattr(engine, "decode_round", broken)
+        with pytest.raises(LMError, match="a lane failed"):
+            two.sentence_logprob(sents)
+    finally:
+        one.close()
+        two.close()
+
+
+def test_prefix_tree_reads_a_shared_token_once_and_scores_as_one_sequence(monkeypatch):
+    """A round goes in as a prefix tree: BOS and the openings sentences of different
+    groups share are one batch entry each. On the exact float32 copy, where llama.cpp's
+    kernels do not depend on the batch's shape, every sentence and target scores as
+    when read alone (one sequence per decode, nothing shared)."""
+    import lm.gguf.llamacpp_decode as decode
+
+    sents = [s.split() for s in SENTENCES] + [["The", "keys", "are", "here", "."], ["The", "key", "is", "here", "."]]
+    tree = load_llamacpp(smol_path(), threads=1, dtype="float32")
+    alone = load_llamacpp(smol_path(), threads=1, dtype="float32", batch_size=1, share_prefix=False)
+    try:
+        fed, real = [], decode._decode
+
+        def spy(lane, entries):
+            fed.append(entries)
+            return real(lane, entries)
+
+        monkeypatch.setattr(decode, "_decode", spy)
+        got = tree.sentence_logprob(sents)
+        assert len(fed) == 1
+        bos = [e for e in fed[0] if e[1] == 0]
+        assert len(bos) == 1 and len(bos[0][0]) == len(sents)   # one BOS for all 9 sentences
+        the = [e for e in fed[0] if e[1] == 1 and len(e[0]) > 2]
+        assert the, "'The' opens four sentences of two groups: one entry"
+        assert np.abs(got - alone.sentence_logprob(sents)).max() < 1e-3
+        assert np.abs(tree.score_targets(QUERIES) - alone.score_targets(QUERIES)).max() < 1e-3
+        for a, b in zip(tree.word_logprobs(sents), alone.word_logprobs(sents)):
+            assert np.abs(a - b).max() < 1e-3
+    finally:
+        tree.close()
+        alone.close()

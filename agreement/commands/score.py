@@ -63,11 +63,15 @@ log = logging.getLogger(__name__)
                    "masked); the same unit as train-lm's --batch-size.")
 @device_option
 @click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
-              help="Weights of Hugging Face/GGUF models (default float32); log-softmax is always fp32.")
+              help="Weights of Hugging Face/GGUF models: transformers default float32; llama.cpp "
+                   "default the file's own (quantized) weights, float16/float32 a copy made at load "
+                   "(for small models on CPU faster, and nearer the weights' values; float32 exact). "
+                   "Log-softmax is always fp32.")
 @click.option("--engine", type=click.Choice(["auto", "llama.cpp", "transformers", "vllm"]), default=None,
-              help="Engine for gguf: models. auto (default): transformers when parameters x 4 bytes "
-                   "is under half the available memory (the faster per pair), else llama.cpp (quantized "
-                   "weights as stored); the choice is said on stderr. vllm: Hugging Face directories on vLLM "
+              help="Engine for gguf: models. auto (default): with --dtype float16 on a CPU llama.cpp "
+                   "(a float16 copy, several times torch's float16 there); else transformers when "
+                   "parameters x 4 bytes is under half the available memory (fp32, exact), else "
+                   "llama.cpp (quantized weights as stored); the choice is said on stderr. vllm: Hugging Face directories on vLLM "
                    "(GPUs; pip install 'agree-bench[vllm]').")
 @click.option("--threads", type=CPUS, default=None,
               help="CPU threads of each model: llama.cpp's and torch's; a transformers model on CPU "

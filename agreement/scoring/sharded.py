@@ -49,7 +49,8 @@ def model_jobs(specs, executor: Executor, load_options: dict) -> list[ModelJob]:
         options = dict(load_options)
         if executor.threads is not None:
             options["threads"] = executor.threads
-        engine = resolve_engine(spec, options.get("engine"))
+        engine = resolve_engine(spec, options.get("engine"), dtype=options.get("dtype"),
+                                device=options.get("device"))
         if engine is not None:
             options["engine"] = engine
         scored = {k: options.get(k) for k in SCORED_OPTIONS}

@@ -9,10 +9,11 @@ file that is not GGUF at all becomes one clear error naming the file instead of
 a crash inside llama.cpp or transformers, and so that the engine can be chosen
 from the parameter count before anything heavy is loaded.
 
-Engine rule (:func:`choose_engine`): transformers de-quantizes every weight to fp32
-and is then the faster per pair (measured 1.7x on SmolLM2), so it is chosen when
-parameters x 4 bytes is under half the memory available now (``MemAvailable`` in
-/proc/meminfo); otherwise llama.cpp, which runs the quantized weights as they are.
+Engine rule (:func:`choose_engine`): float16 on a CPU goes to llama.cpp (a float16
+copy), whose float16 kernels run several times torch's there; otherwise transformers,
+which de-quantizes every weight to fp32 (exact), when parameters x 4 bytes is under
+half the memory available now (``MemAvailable`` in /proc/meminfo), else llama.cpp,
+which runs the quantized weights as they are.
 """
 from __future__ import annotations
 
@@ -203,15 +204,22 @@ def engine_installed(engine: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: int | None = None) -> str:
+def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: int | None = None,
+                  dtype: str | None = None, device: str | None = None) -> str:
     """``"llama.cpp"`` or ``"transformers"`` for a GGUF file; ``engine`` other than
-    ``"auto"`` is checked and returned. ``auto`` picks the faster engine that fits:
-    transformers when the fp32 weights take less than half of ``available`` memory
-    (default: MemAvailable now), else llama.cpp, which runs the quantized weights as
-    stored. Measured on SmolLM2-135M, 1 thread, an idle machine
-    (``benchmarks/bench_engines.py``): transformers 14.6 pairs/s, llama.cpp 8.4, so
-    transformers wins once its longer load (37 s against 0.5 s) is paid off, after about
-    700 pairs.
+    ``"auto"`` is checked and returned. ``auto`` picks the faster engine that fits
+    ``available`` memory (default: MemAvailable now). Measured on SmolLM2-135M (Q4_1),
+    800 BLiMP pairs, 1 / 2 threads, alternated (``benchmarks/bench_engines.py``):
+
+    * ``dtype`` float16 on a CPU (``device`` cpu, or auto without CUDA): llama.cpp on
+      a float16 copy, 23.7 / 44.1 pairs/s, where torch's float16 on this CPU ran 4.3
+      (1 thread); when the copy takes under half of ``available``;
+    * else transformers (fp32, exact) when the fp32 weights take under half of
+      ``available``: 17.5 / 27.1 pairs/s after a 38 s load; llama.cpp as stored ran
+      11.3 / 22.1 (Q8-rounded activations: 0.26 nats per sentence away), and computes
+      transformers' numbers only on a float32 copy (``dtype`` float32 with ``engine``
+      llama.cpp: 16.5 / 30.4 pairs/s, a 2 s load);
+    * else llama.cpp, which runs the quantized weights as stored.
 
     The engine that is installed wins over one that is not; the choice and why go to
     stderr."""
@@ -220,7 +228,11 @@ def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: i
     info = read_gguf_info(path)
     if engine != "auto":
         return engine
-    choice, why = _auto_choice(info.parameters * 4, mem_available() if available is None else available)
+    available = mem_available() if available is None else available
+    if dtype == "float16" and _on_cpu(device) and available is not None and info.parameters * 2 < available / 2:
+        choice, why = "llama.cpp", "float16 on a CPU: llama.cpp's float16 kernels (a copy of the weights)"
+    else:
+        choice, why = _auto_choice(info.parameters * 4, available)
     other = ENGINES[1 - ENGINES.index(choice)]
     if not engine_installed(choice) and engine_installed(other):
         why += f"; {choice} is not installed"
@@ -228,6 +240,15 @@ def choose_engine(path: str | os.PathLike, engine: str = "auto", *, available: i
     log.info(f"{info.path.name}: engine {choice} ({info.parameters / 1e6:.0f}M parameters, "
              f"{info.quantization}; {why})")
     return choice
+
+
+def _on_cpu(device: str | None) -> bool:
+    """Whether ``device`` (a name of :mod:`lm.device`) computes on the CPU."""
+    if device in (None, "auto"):
+        # imported here: torch is heavy, and only this question needs it
+        import torch
+        return not torch.cuda.is_available()
+    return device == "cpu"
 
 
 def _auto_choice(need: int, available: int | None) -> tuple[str, str]:

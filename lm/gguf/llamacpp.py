@@ -2,7 +2,9 @@
 
 llama.cpp computes with the quantized weights as they are stored, so a 4-bit
 7B model needs about 4 GB instead of the 28 GB of fp32 weights transformers
-makes of it. Conventions (the same as the transformers engine's, see
+makes of it; or, with ``dtype``, with a float16/float32 copy made at load
+(:mod:`lm.gguf.float_copy`: for a small model faster on CPU, and nearer the weights'
+own values). Conventions (the same as the transformers engine's, see
 :meth:`LlamaCppScorer.conventions`):
 
 * natural log; log-softmax over the full vocabulary in fp32, in numpy, from
@@ -22,14 +24,16 @@ makes of it. Conventions (the same as the transformers engine's, see
   end-of-sentence symbol, no word-end factor; a word's log-prob is the sum of the
   pieces it owns, so word log-probs sum exactly to the sentence's.
 
-Speed: a shared prefix is evaluated once. For a target query the prefix's tokens
-go into the batch once, tagged with one sequence id per candidate (llama.cpp
-stores a token shared by several sequences once, as ``llama_memory_seq_cp``
-would leave it), followed by each candidate's pieces on its own sequence; for the
-sentence method, sentences that open with the same tokens (a BLiMP pair's two,
-wherever they are: :func:`lm.openings.group_openings`) have their shared opening
-decoded once. Many
-groups go into one ``llama_decode`` call (several sequences in one batch).
+Speed: a shared prefix is evaluated once. Groups of sequences (a target query's
+candidates after their prefix; for the sentence method, sentences that open with the
+same tokens, a BLiMP pair's two wherever they are: :func:`lm.openings.group_openings`)
+are packed into rounds, one ``llama_decode`` call each, and a round goes in as a
+prefix tree: a token that several of its sequences open with (BOS in all, a group's
+opening, a first word other groups share) is one batch entry tagged with each of their
+sequence ids (llama.cpp stores it once, as ``llama_memory_seq_cp`` would leave it),
+and its logits row answers all of them (:func:`lm.gguf.llamacpp_decode.decode_round`).
+With ``threads`` given on CPU, rounds are decoded in lanes (:mod:`lm.lanes`), one
+context each on the same model; the rounds are the same, and so are the scores.
 A sequence (a sentence, or a prefix + candidate) longer than the context window
 is skipped (NaN score) and counted in ``skipped`` (``skipped_over_context`` in
 :meth:`LlamaCppScorer.conventions`); never a crash.
@@ -38,9 +42,10 @@ Batch invariance, measured: one sequence per decode matches llama-cpp-python's o
 one-sequence API to 1e-5 nats; with llama-cpp-python 0.3.36 even two sequences in
 one decode can move a sentence by 0.03-0.16 nats (tests/test_llamacpp.py); with many
 sequences in one decode the numbers drift: on 160 BLiMP pairs the largest difference
-from one-at-a-time was 0.4 nats per sentence with shared openings and 0.6 without; on
-100 paper items 0.26 nats per candidate; choices were the same on 64 of 64 pairs and
-40 of 40 items checked. An fp32 KV cache drifts as much as the default fp16 one, so the
+from one-at-a-time was 0.53 nats per sentence (median 0) with the prefix tree, 0.4 with
+one opening per group and 0.6 without sharing; on 100 paper items 0.26 nats per
+candidate; choices were the same on 160 of 160 pairs and 40 of 40 items checked. On a
+float16 copy the same comparison moves a sentence by 0.017 nats at most. An fp32 KV cache drifts as much as the default fp16 one, so the
 cause is not the cache but llama.cpp's CPU kernels for quantized weights, which take
 other paths (other activation quantization) at other batch shapes: one sequence per
 decode is one of those paths, not a reference. The tolerance held by the tests is 0.6
@@ -57,8 +62,10 @@ import numpy as np
 
 from lm.base import Scorer, TargetQuery
 from lm.errors import FieldError, LMError, literal
+from lm.gguf.float_copy import FTYPES, KV_F32, FloatCopy, check_dtype
 from lm.gguf.header import read_gguf_info
-from lm.gguf.llamacpp_decode import Group, run_groups
+from lm.gguf.llamacpp_decode import Group, Lane, decode_round, join_splits, plan_rounds
+from lm.lanes import lanes_for, side_by_side
 from lm.openings import group_openings
 from lm.pieces import (CONVENTIONS, DEFAULT, EncodingCache, check_convention, offsets_from_pieces,
                        spaces_of, word_sums)
@@ -108,12 +115,16 @@ class LlamaCppScorer(EncodingCache, Scorer):
 
     batch_size    sequences per decode call (default 64); 1 with ``share_prefix=False``
                   is one sentence at a time
-    share_prefix  decode a shared opening once and copy its cache (default True)
+    share_prefix  decode a token that several sequences open with once (each round a prefix
+                  tree; default True)
     n_ctx         context window in tokens (capped at the model's training context); also
                   the tokens of one decode call, so the logits buffer stays n_ctx x vocab
     threads       CPU threads (default: the CPUs this process may use)
     device        ``cpu`` keeps every layer on the CPU; otherwise layers are offloaded
                   to a GPU when llama.cpp was built with one
+    dtype         None: the weights as stored; ``float16``/``bfloat16``/``float32``: compute
+                  with a copy in that type (:mod:`lm.gguf.float_copy`; float32 also keeps a
+                  float32 KV cache, and is then exact)
     """
 
     kind = "gguf"
@@ -121,13 +132,16 @@ class LlamaCppScorer(EncodingCache, Scorer):
 
     def __init__(self, path: str | os.PathLike, *, batch_size: int | None = None,
                  share_prefix: bool = True, n_ctx: int = 512, threads: int | None = None,
-                 device: str | None = None, convention: str = DEFAULT):
+                 device: str | None = None, convention: str = DEFAULT, dtype: str | None = None):
         self.path = Path(path)
         self.info = read_gguf_info(self.path)
+        self.dtype = check_dtype(dtype)
+        self._copy = None
         self.name = self.path.stem
         self.batch_size = max(1, min(int(batch_size or 64), MAX_SEQ))
         self.share_prefix = share_prefix
         self.threads = int(threads or len(os.sched_getaffinity(0)))
+        self._asked_threads = threads
         self.skipped = 0
         self._sha256 = None
         self._lc = lc = _import_llama_cpp(self.path)
@@ -143,7 +157,7 @@ class LlamaCppScorer(EncodingCache, Scorer):
         self._tok_cache: dict[tuple[str, bool], tuple[int, ...]] = {}
         self._enc: dict = {}
         self.skipped_unencodable = 0
-        self._batch = lc.llama_batch_init(self.n_ctx, 0, self.n_seq_max)
+        self._lanes = [self._new_lane(self.ctx)]
 
     # ------------------------------------------------------------------ loading
     def _load(self, n_ctx: int, device: str | None) -> None:
@@ -153,7 +167,10 @@ class LlamaCppScorer(EncodingCache, Scorer):
         mparams = lc.llama_model_default_params()
         mparams.n_gpu_layers = 0 if (device or "").startswith("cpu") else -1
         self.gpu = mparams.n_gpu_layers != 0 and bool(lc.llama_supports_gpu_offload())
-        self.model = lc.llama_model_load_from_file(str(self.path).encode(), mparams)
+        if self.dtype and FTYPES[self.dtype][1] != self.info.quantization:
+            self._copy = FloatCopy(lc, self.info, self.dtype, self.threads, errors)
+        weights = self._copy.path if self._copy else self.path
+        self.model = lc.llama_model_load_from_file(str(weights).encode(), mparams)
         if not self.model:
             why = next((e for e in reversed(errors) if "architecture" in e), errors[-1] if errors else "")
             raise LMError(f"{self.path}: llama.cpp {lc.__version__} cannot load this file "
@@ -171,13 +188,25 @@ class LlamaCppScorer(EncodingCache, Scorer):
         # flash attention off: on CPU it accumulates in fp16 (measured 0.24 nats per
         # BLiMP sentence away from the fp32 path)
         cparams.flash_attn_type = 0
-        cparams.n_threads = cparams.n_threads_batch = self.threads
+        if self.dtype == "float32":
+            cparams.type_k = cparams.type_v = KV_F32
+        self.lanes, lane_threads = lanes_for(self._asked_threads, not self.gpu)
+        cparams.n_threads = cparams.n_threads_batch = self.threads if self.lanes == 1 else lane_threads
         cparams.no_perf = True
-        self.ctx = lc.llama_init_from_model(self.model, cparams)
-        if not self.ctx:
+        self._cparams = cparams
+        self.ctx = self._new_context(errors)
+
+    def _new_context(self, errors: list[str]):
+        ctx = self._lc.llama_init_from_model(self.model, self._cparams)
+        if not ctx:
             raise LMError(f"{self.path}: llama.cpp could not create a context "
                           f"({errors[-1] if errors else 'unknown reason'})")
-        self.mem = lc.llama_get_memory(self.ctx)
+        return ctx
+
+    def _new_lane(self, ctx) -> Lane:
+        lc = self._lc
+        return Lane(lc, ctx, lc.llama_get_memory(ctx), lc.llama_batch_init(self.n_ctx, 0, self.n_seq_max),
+                    self.n_ctx, self.n_vocab, self._word_start, self.path, self.share_prefix)
 
     def _word_start_mask(self, punctuation: bool) -> np.ndarray:
         """Tokens that cannot continue a word: text starting with whitespace (or, with
@@ -193,15 +222,19 @@ class LlamaCppScorer(EncodingCache, Scorer):
 
     def close(self) -> None:
         lc = self._lc
-        if getattr(self, "_batch", None) is not None:
-            lc.llama_batch_free(self._batch)
-            self._batch = None
-        if getattr(self, "ctx", None):
+        lanes = getattr(self, "_lanes", None)
+        for lane in lanes or []:
+            lc.llama_batch_free(lane.batch)
+            lc.llama_free(lane.ctx)
+        if lanes is None and getattr(self, "ctx", None):   # __init__ stopped before the first lane
             lc.llama_free(self.ctx)
-            self.ctx = None
+        self._lanes, self.ctx = [], None
         if getattr(self, "model", None):
             lc.llama_model_free(self.model)
             self.model = None
+        if getattr(self, "_copy", None) is not None:
+            self._copy.cleanup()
+            self._copy = None
 
     # ------------------------------------------------------------------ tokens
     def _tokens(self, text: str, special: bool = False) -> tuple[int, ...]:
@@ -324,8 +357,40 @@ class LlamaCppScorer(EncodingCache, Scorer):
 
     # ------------------------------------------------------------------ decoding
     def _run(self, groups: list[Group]) -> None:
-        """Fill every group's log-probs, packing groups into decode rounds."""
-        self.skipped += run_groups(self, groups)
+        """Fill every group's log-probs, packing groups into decode rounds; with lanes,
+        round i is decoded by lane i mod n (:mod:`lm.lanes`), each in its own context on
+        the same model. The rounds are the same whatever the lanes, and so are the scores."""
+        rounds, splits, skipped = plan_rounds(groups, self.n_ctx, self.batch_size)
+        if self.lanes > 1 and len(rounds) > 1:
+            while len(self._lanes) < min(self.lanes, len(rounds)):
+                self._lanes.append(self._new_lane(self._new_context(_LOG_ERRORS)))
+
+            def read(k, mine, stop) -> None:
+                for r in mine:
+                    if stop.is_set():
+                        return
+                    decode_round(self._lanes[k], r)
+
+            side_by_side(read, rounds, self.lanes)
+        else:
+            for r in rounds:
+                decode_round(self._lanes[0], r)
+        join_splits(splits)
+        self.skipped += skipped
+
+    def _threads_record(self):
+        if self.lanes == 1:
+            return self.threads
+        return (f"{self.threads}: {self.lanes} lanes (contexts decoding rounds side by side) of "
+                f"{self._cparams.n_threads} thread(s)")
+
+    def _weights_dtype(self) -> str:
+        if not self.dtype:
+            return "as stored"
+        if self._copy is None:
+            return f"{self.dtype} (as stored)"
+        exact = ", exact" if self.dtype == "float32" else ""
+        return f"{self.dtype} (a copy of the {self.info.quantization} weights made at load by llama.cpp's quantizer{exact})"
 
     def conventions(self) -> dict:
         if self._sha256 is None:
@@ -334,7 +399,8 @@ class LlamaCppScorer(EncodingCache, Scorer):
             "engine": "llama.cpp", "engine_version": f"llama-cpp-python {self._lc.__version__}",
             "file": self.path.name, "sha256": self._sha256,
             "architecture": self.info.architecture, "parameters": self.info.parameters,
-            "quantization": self.info.quantization, "weights_dtype": "as stored (quantized)",
+            "quantization": self.info.quantization, "weights_dtype": self._weights_dtype(),
+            "kv_cache": "float32" if self.dtype == "float32" else "float16",
             "logits_dtype": "float32", "attention": "flash attention off (fp32 softmax)",
             "log_softmax": "float32, full vocabulary (numpy)",
             "units": "natural log", "context": self.context,
@@ -349,14 +415,14 @@ class LlamaCppScorer(EncodingCache, Scorer):
             "sentence_method": "sum of piece log-probs after BOS, no EOS, no word-end factor",
             "ties": "undecidable (never counted correct)",
             "batch_size": self.batch_size, "share_prefix": self.share_prefix,
-            "threads": self.threads, "n_ctx": self.n_ctx, "gpu_offload": self.gpu,
+            "threads": self._threads_record(), "n_ctx": self.n_ctx, "gpu_offload": self.gpu,
             "skipped_over_context": self.skipped, "skipped_unencodable": self.skipped_unencodable,
         }
 
 
 def load_llamacpp(path: str | os.PathLike, *, batch_size: int | None = None, share_prefix: bool = True,
                   n_ctx: int = 512, threads: int | None = None, device: str | None = None,
-                  convention: str = DEFAULT) -> LlamaCppScorer:
+                  convention: str = DEFAULT, dtype: str | None = None) -> LlamaCppScorer:
     """Load a GGUF file with llama.cpp (the options: :class:`LlamaCppScorer`'s)."""
     return LlamaCppScorer(path, batch_size=batch_size, share_prefix=share_prefix, n_ctx=n_ctx,
-                          threads=threads, device=device, convention=convention)
+                          threads=threads, device=device, convention=convention, dtype=dtype)

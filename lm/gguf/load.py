@@ -21,7 +21,7 @@ def load_gguf(path: str | os.PathLike, config: None = None, *, engine: str | Non
     :func:`choose_engine` picks; each option given (not None) goes to that engine's
     loader, which must take it unless the command line hands it to every model
     (:data:`lm.loaders.SHARED_OPTIONS`)."""
-    choice = choose_engine(path, engine or "auto")
+    choice = choose_engine(path, engine or "auto", dtype=dtype, device=device)
     loader = load_llamacpp if choice == "llama.cpp" else load_gguf_transformers
     given = {k: v for k, v in (("device", device), ("dtype", dtype), ("batch_size", batch_size),
                                ("convention", convention), ("threads", threads),

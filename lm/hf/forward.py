@@ -27,7 +27,6 @@ from __future__ import annotations
 import copy
 import math
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -36,6 +35,7 @@ import torch
 
 from transformers import DynamicCache
 
+from lm.lanes import lanes_for, side_by_side
 from lm.openings import group_openings
 
 #: hidden states queued for the output layer before it runs (a larger M for its matrix
@@ -55,9 +55,6 @@ SENTENCE_TOKENS = 12
 #: batches of sequences per chunk: a chunk's openings are read (and their key/values
 #: kept) before its continuations, so that each pass is sorted by its own length
 CHUNK_BATCHES = 16
-#: lanes (threads reading their own chunks) at most: more contend for the GIL between
-#: torch's operators (measured at 2)
-MAX_LANES = 4
 
 
 @dataclass(frozen=True)
@@ -89,8 +86,7 @@ class CausalRunner:
         self.skipped = 0
         #: on CPU with explicit ``threads``: that many lanes (at most MAX_LANES) reading
         #: chunks side by side, each at ``threads // lanes`` torch threads; else 1
-        self.lanes = 1 if threads is None or device.type != "cpu" else min(threads, MAX_LANES)
-        self.lane_threads = max(1, (threads or 1) // self.lanes)
+        self.lanes, self.lane_threads = lanes_for(threads, device.type == "cpu")
         self._stop: threading.Event | None = None   # set: a lane stops at its next batch
         self._queued: list = []      # hidden-state rows waiting for the output layer
         self._wants: list = []       # per queued row: ({token: owners}, [word-end owners])
@@ -119,37 +115,27 @@ class CausalRunner:
 
     def _run_lanes(self, chunks, reqs, out) -> None:
         """Chunk i read by lane i mod n, each lane a thread at ``lane_threads`` torch
-        threads with its own output queue: the split is fixed, so the scores are the same on every run.
+        threads with its own output queue (:mod:`lm.lanes`: the split is fixed, so the scores
+        are the same on every run)."""
+        lanes = [self._lane() for _ in range(min(self.lanes, len(chunks)))]
 
-        Why: on the short sequences of minimal pairs, two 1-thread passes side by side
-        ran at 1.8-2.0x one thread (SmolLM2, 2 cores), torch's two intra-op threads at
-        1.5-1.7x; torch releases the GIL inside its operators."""
-        n = min(self.lanes, len(chunks))
-        stop = threading.Event()
-        lanes = [self._lane(stop) for _ in range(n)]
-
-        def read(lane, mine) -> None:
+        def read(k, mine, stop) -> None:
             torch.set_num_threads(self.lane_threads)   # this thread's own (OpenMP and MKL keep it per thread)
+            lanes[k]._stop = stop
             with torch.inference_mode():
                 for chunk in mine:
-                    lane._run_chunk(chunk, reqs, out)
-                lane._flush(*out)
+                    lanes[k]._run_chunk(chunk, reqs, out)
+                lanes[k]._flush(*out)
 
-        with ThreadPoolExecutor(n, thread_name_prefix="agree-lane") as pool:
-            futures = [pool.submit(read, lane, chunks[i::n]) for i, lane in enumerate(lanes)]
-            try:
-                for f in futures:
-                    f.result()
-            finally:
-                stop.set()             # an error or Ctrl-C: the other lanes stop at their next batch
+        side_by_side(read, chunks, len(lanes))
         for lane in lanes:
             for k, v in lane.counters.items():
                 self.counters[k] += v
 
-    def _lane(self, stop: threading.Event) -> "CausalRunner":
+    def _lane(self) -> "CausalRunner":
         """A runner sharing this one's model and weights, with an empty output queue."""
         lane = copy.copy(self)
-        lane._queued, lane._wants, lane._stop = [], [], stop
+        lane._queued, lane._wants = [], []
         lane.counters = dict.fromkeys(self.counters, 0)
         return lane
 
