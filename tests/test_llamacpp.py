@@ -117,11 +117,12 @@ def test_batch_size_one_equals_default(scorer, single):
 
 
 #: measured on the 32 BLiMP pairs below (2 per agreement paradigm), batch size 1 vs 64:
-#: max 0.24 nats per sentence without prefix sharing, 0.22 with it (0.4 on 160 pairs).
+#: max 0.24 nats per sentence without prefix sharing, 0.22 with it (with the prefix tree
+#: 0.53 on 160 pairs, 0.64 on 320; batched without sharing 0.63 on 320).
 #: Not the KV cache's precision (an fp32 cache drifts as much): llama.cpp's CPU kernels
 #: for quantized weights take other paths at other batch shapes, so batch size 1 is one
 #: of those paths, not a reference. This is the tolerance the engine is held to.
-BATCH_DRIFT_NATS = 0.6
+BATCH_DRIFT_NATS = 0.7
 
 
 def test_batch_drift_on_blimp_pairs_stays_within_the_stated_tolerance(scorer, shared):
