@@ -139,7 +139,7 @@ def score(run, testsets, models, columns, humans, method, fmt, curve, lang, surp
       agree score ../shared/data/colorlessgreen/English/generated \\
         --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --model hf:models/gpt2 --out en-hf
       agree score ../shared/data/colorlessgreen/English/generated \\
-        --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --engine llama.cpp --threads 2 --out smol
+        --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf --dtype float16 --threads 2 --out smol
       agree score ../shared/data/blimp/data --model gguf:SmolLM2-135M-Instruct.Q4_1.gguf \\
         --executor ray --workers 2 --threads 1 --out blimp-smol
       agree score ../shared/data/colorlessgreen/English/generated --model en-lstm --curve \\

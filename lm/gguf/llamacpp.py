@@ -48,8 +48,9 @@ choices were the same on 160 of 160 pairs and 40 of 40 items checked. On a float
 the same comparison moves a sentence by 0.017 nats at most. An fp32 KV cache drifts as
 much as the default fp16 one, so the cause is not the cache but llama.cpp's CPU kernels
 for quantized weights, which take other paths (other activation quantization) at other
-batch shapes: one sequence per decode is one of those paths, not a reference. The tolerance held by the tests is 0.7
-nats per sentence (tests/test_llamacpp.py, BATCH_DRIFT_NATS).
+batch shapes: one sequence per decode is one of those paths, not a reference. The
+tolerance held by the tests is 0.7 nats per sentence (tests/test_llamacpp.py,
+BATCH_DRIFT_NATS).
 """
 from __future__ import annotations
 
