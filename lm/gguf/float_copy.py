@@ -20,7 +20,8 @@ never taken by default. Q4_1 -> float32 is exact (each weight is d * q + m in fp
 
 The copy is written by llama.cpp's own quantizer (``llama_model_quantize``, requantizing
 allowed) into a fresh temporary directory (``TMPDIR``), never beside the input, and it
-is removed when the scorer closes (or the process ends).
+is removed as soon as llama.cpp has loaded it (which maps or reads it: the mapping keeps
+the data), so even a process that is killed leaves none behind.
 """
 from __future__ import annotations
 

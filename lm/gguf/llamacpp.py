@@ -172,6 +172,10 @@ class LlamaCppScorer(EncodingCache, Scorer):
             self._copy = FloatCopy(lc, self.info, self.dtype, self.threads, errors)
         weights = self._copy.path if self._copy else self.path
         self.model = lc.llama_model_load_from_file(str(weights).encode(), mparams)
+        if self._copy:
+            # loaded (mapped or read): removed now, so that a process that is killed
+            # (a Ray worker at the end of a run) leaves no copy behind
+            self._copy.cleanup()
         if not self.model:
             why = next((e for e in reversed(errors) if "architecture" in e), errors[-1] if errors else "")
             raise LMError(f"{self.path}: llama.cpp {lc.__version__} cannot load this file "
@@ -234,8 +238,7 @@ class LlamaCppScorer(EncodingCache, Scorer):
             lc.llama_model_free(self.model)
             self.model = None
         if getattr(self, "_copy", None) is not None:
-            self._copy.cleanup()
-            self._copy = None
+            self._copy.cleanup()   # again: nothing to do once loaded, the directory if not
 
     # ------------------------------------------------------------------ tokens
     def _tokens(self, text: str, special: bool = False) -> tuple[int, ...]:
