@@ -243,7 +243,7 @@ def test_float_copies_on_record_and_removed_on_close(scorer):
 def test_float_copy_faults_are_one_error(monkeypatch, tmp_path):
     import tempfile
 
-    import lm.gguf.float_copy as fc
+    import formats.resources as resources
     from lm.errors import FieldError
 
     with raises_as_cli(FieldError, "score", r"--dtype float8: the llama\.cpp engine computes"):
@@ -252,9 +252,9 @@ def test_float_copy_faults_are_one_error(monkeypatch, tmp_path):
     with pytest.raises(LMError, match=r"cannot make a directory for a float16 copy in .*no/such"):
         load_llamacpp(smol_path(), dtype="float16")
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(fc.shutil, "disk_usage", lambda p: type("U", (), {"free": 10 << 20})())
-    with raises_as_cli(LMError, "score", r"a float16 copy needs 0\.27 GB in .*which has 0\.01 GB free "
-                                         r"\(set TMPDIR elsewhere, or compute with the weights as stored\)"):
+    monkeypatch.setattr(resources.shutil, "disk_usage", lambda p: type("U", (), {"free": 10 << 20})())
+    with raises_as_cli(LMError, "score", r"a float16 copy needs about 282 MB on disk; 10\.5 MB are free there "
+                                         r"\(.*; set TMPDIR elsewhere, or compute with the weights as stored\)"):
         load_llamacpp(smol_path(), dtype="float16")
     assert not list(tmp_path.glob("agree-gguf-*"))   # the refused copy's directory is gone
 

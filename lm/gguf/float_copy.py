@@ -26,10 +26,10 @@ the data), so even a process that is killed leaves none behind.
 from __future__ import annotations
 
 import ctypes
-import shutil
 import tempfile
 from pathlib import Path
 
+from formats.resources import disk_shortfall
 from lm.errors import FieldError, LMError, literal
 
 #: ``--dtype`` -> (llama_ftype, the GGUF type name llama.cpp writes, bytes a weight)
@@ -58,13 +58,11 @@ class FloatCopy:
             raise LMError(f"{info.path}: cannot make a directory for a {dtype} copy in "
                           f"{tempfile.gettempdir()} ({e.strerror or e}; set TMPDIR elsewhere)") from None
         self.path = Path(self._tmp.name) / f"{info.path.stem}.{name}.gguf"
-        need = info.parameters * width
-        free = shutil.disk_usage(self._tmp.name).free
-        if free < need * 1.05:
+        short = disk_shortfall(info.parameters * width * 1.05, self._tmp.name)
+        if short:
             self.cleanup()
-            raise LMError(f"{info.path}: a {dtype} copy needs {need / 1e9:.2f} GB in "
-                          f"{Path(self._tmp.name).parent}, which has {free / 1e9:.2f} GB free "
-                          "(set TMPDIR elsewhere, or compute with the weights as stored)")
+            raise LMError(f"{info.path}: a {dtype} copy needs {short} ({Path(self._tmp.name).parent}; "
+                          "set TMPDIR elsewhere, or compute with the weights as stored)")
         params = lc.llama_model_quantize_default_params()
         params.ftype, params.allow_requantize, params.nthread = ftype, True, max(1, threads)
         rc = lc.llama_model_quantize(str(info.path).encode(), str(self.path).encode(), ctypes.byref(params))
