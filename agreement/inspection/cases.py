@@ -17,7 +17,9 @@ with the cue's part of speech and the other Number (items with features only).
 The twin (patching): the sentence with the cue in the other number, from the test
 set itself (an item whose words differ only at the cue and whose number differs) or
 from the paradigm table (the cue's analysis with the subject's Number, and that
-lemma's other-number form, :meth:`treebanks.paradigms.ParadigmTable.alternative`).
+lemma's other-number form, :meth:`treebanks.paradigms.ParadigmTable.alternative`;
+the determiners and adjectives right before the cue that agree with it are swapped
+too: ``These islands`` becomes ``This island``, not ``These island``).
 Its target is scored with the forms swapped: the original's wrong form is the
 twin's correct one.
 """
@@ -136,6 +138,7 @@ def twin_queries(cases: Sequence[Case], table: ParadigmTable | None) -> tuple[
     """Per case, its twin (the cue in the other number; the forms swapped), or None;
     and the reasons of the Nones, counted."""
     own = _own_twins(cases)
+    dets = _determiner_index(table)
     out: list[TargetQuery | None] = []
     why = Counter()
     for i, case in enumerate(cases):
@@ -144,7 +147,7 @@ def twin_queries(cases: Sequence[Case], table: ParadigmTable | None) -> tuple[
             why["no known cue position (BLiMP pairs name none)"] += 1
             continue
         q = case.query
-        other = own.get(i) or _table_form(case, table)
+        other = own.get(i) or _table_form(case, table, case.cue)
         if other is None:
             out.append(None)
             why["the cue's other-number form is unknown" + ("" if table is not None else
@@ -152,6 +155,9 @@ def twin_queries(cases: Sequence[Case], table: ParadigmTable | None) -> tuple[
             continue
         words = list(q.words)
         words[case.cue] = other
+        if i not in own:
+            for j, form in _determiners(case, table, dets):
+                words[j] = form
         words[case.item.target_index] = case.item.wrong
         out.append(TargetQuery(tuple(words), q.index, (case.item.wrong, case.item.correct), q.space_after))
     return out, why
@@ -174,12 +180,14 @@ def _own_twins(cases: Sequence[Case]) -> dict[int, str]:
     return out
 
 
-def _table_form(case: Case, table: ParadigmTable | None) -> str | None:
-    """The cue's other-number form in the paradigm table."""
+def _table_form(case: Case, table: ParadigmTable | None, j: int, upos: str | None = None) -> str | None:
+    """Word ``j``'s other-number form in the paradigm table (its analysis with the
+    subject's Number, of ``upos`` or the item's part of speech there)."""
     if table is None:
         return None
     it, want = case.item, NUMBERS[case.plural]
-    form, upos, feats = it.tokens[case.cue], it.pos[case.cue], it.feats[case.cue]
+    form, feats = it.tokens[j], it.feats[j]
+    upos = upos or it.pos[j]
     for analysis, _ in table.analyses(form):
         if analysis.upos != upos or parse_feats(analysis.feats).get("Number") != want:
             continue
@@ -189,3 +197,50 @@ def _table_form(case: Case, table: ParadigmTable | None) -> str | None:
         if other and other != form:
             return other
     return None
+
+
+def _determiner_index(table: ParadigmTable | None) -> dict:
+    """(features but Number, Number) -> determiner forms, most frequent first: the
+    other-number determiner where the table gives the two numbers different lemmas
+    (``these``/``this``)."""
+    index: dict = {}
+    for analysis, n in sorted(table.rows() if table is not None else [], key=lambda r: (-r[1], r[0].form)):
+        feats = parse_feats(analysis.feats)
+        number = feats.pop("Number", None)
+        if analysis.upos == "DET" and number in NUMBERS:
+            index.setdefault((tuple(sorted(feats.items())), number), []).append(analysis.form)
+    return index
+
+
+def _other_determiner(form: str, feats: str, plural: int, table: ParadigmTable, dets: dict) -> str | None:
+    """The other-number determiner with the same other features and capitalisation."""
+    for analysis, _ in table.analyses(form):
+        rest = parse_feats(analysis.feats if feats == "_" else feats)
+        if analysis.upos != "DET" or rest.pop("Number", None) != NUMBERS[plural]:
+            continue
+        for other in dets.get((tuple(sorted(rest.items())), NUMBERS[1 - plural]), ()):
+            if other[:1].isupper() == form[:1].isupper():
+                return other
+    return None
+
+
+def _determiners(case: Case, table: ParadigmTable | None, dets: dict) -> list[tuple[int, str]]:
+    """The determiners right before the cue that agree with it (``These islands``), with
+    their other-number forms (:func:`_table_form`, else :func:`_other_determiner`): a
+    twin swaps them too, or the sentence would still say the old number (``These
+    island``). A word of unknown part of speech counts as a determiner when the
+    paradigm table knows it as one."""
+    out = []
+    j = case.cue - 1
+    while j >= 0 and table is not None:
+        pos = case.item.pos[j]
+        if pos == "_":
+            pos = "DET" if any(a.upos == "DET" for a, _ in table.analyses(case.item.tokens[j])) else "_"
+        if pos not in ("DET", "ADJ", "NUM"):
+            break
+        other = _table_form(case, table, j, pos) or (None if pos != "DET" else _other_determiner(
+            case.item.tokens[j], case.item.feats[j], case.plural, table, dets))
+        if other is not None:
+            out.append((j, other))
+        j -= 1
+    return out

@@ -2,10 +2,16 @@
 
 Conditions (as ``agree score`` reports them): ``all``; ``attractors 0``/``1``/``2+``;
 the variant (``original``, ``nonce`` ...); ``construction X``. A condition is listed
-when it has at least one item. Intervals: Wilson for shares
-(:func:`agreement.reporting.stats.wilson`), the normal approximation for a mean over
-items (mean +- 1.96 sd / sqrt(n)) where thousands of cells are summarised, the item
-bootstrap (:func:`agreement.reporting.stats.bootstrap_ci`) for the few headline numbers.
+when it has at least one item.
+
+Intervals (95%). The variants of one item (an original and its nonce sentences)
+are not independent draws, so the headline numbers (probes, patching, the top units
+against random ones) take a cluster bootstrap over item ids (:func:`cluster_ci`:
+whole items resampled, :data:`agreement.reporting.stats.N_BOOT` times). The
+per-unit table (thousands of cells) takes Wilson intervals for shares
+(:func:`agreement.reporting.stats.wilson`) and the normal approximation for means
+(mean +- 1.96 sd / sqrt(n)); both treat the rows as independent, so they are
+narrower than a cluster bootstrap's where items have variants.
 """
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from agreement.inspection.cases import Case
-from agreement.reporting.stats import Z95, wilson
+from agreement.reporting.stats import N_BOOT, Z95, wilson
 
 
 def conditions(cases: Sequence[Case]) -> dict[str, np.ndarray]:
@@ -53,6 +59,22 @@ def mean_interval(values: np.ndarray, axis: int = -1) -> tuple[np.ndarray, np.nd
         return mean, nan, nan
     half = Z95 * values.std(axis=axis, ddof=1) / math.sqrt(n)
     return mean, mean - half, mean + half
+
+
+def cluster_ci(values: np.ndarray, groups: np.ndarray, rng: np.random.Generator,
+               n_boot: int = N_BOOT) -> tuple[float, float]:
+    """95% percentile interval of the mean of ``values`` (one per row; 0/1 for a share)
+    when whole groups (item ids) are resampled; NaNs for no rows."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return float("nan"), float("nan")
+    _, inverse = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
+    sums = np.bincount(inverse, weights=values)
+    sizes = np.bincount(inverse).astype(float)
+    draw = rng.integers(0, sums.size, size=(n_boot, sums.size))
+    means = sums[draw].sum(1) / sizes[draw].sum(1)
+    lo, hi = np.quantile(means, [0.025, 0.975])
+    return float(lo), float(hi)
 
 
 def fmt(x: float, digits: int = 4) -> str:
