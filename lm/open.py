@@ -16,7 +16,7 @@ and attention heads) and runs the items with those states read, ablated or patch
 
 The preference is the target method's for a word-level model. A subword model
 scores one piece per form (both forms must be a single piece in context: items
-whose forms are not are left out, and counted, by :func:`encode_item`), without the
+whose forms are not are left out, and counted: :meth:`OpenModel.encode`), without the
 word-end factor of ``agree score`` (the two differ where a form's word-end mass
 differs; ``agree inspect`` reports the clean accuracy it measures beside each table).
 

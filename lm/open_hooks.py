@@ -24,14 +24,18 @@ reads the padding after it.
 from __future__ import annotations
 
 import contextlib
+import logging
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from lm.errors import LMError
 from lm.open import ItemInput, OpenModel, Site, by_length
+
+log = logging.getLogger(__name__)
 
 #: items of one clean pass whose states at every block are kept for the passes that
 #: start inside the model (B x T x width x (blocks + 1) floats)
@@ -235,7 +239,9 @@ class HookedModel(OpenModel):
         donor = self._donor_values(donors, donor_pos, source)             # {layer: (n, width)}
         out = np.empty((len(targets), len(inputs)))
         hd = self._module_width("heads", 0) // self.n_heads if name == "heads" else 0
-        with torch.inference_mode():
+        bar = tqdm(total=len(targets) * len(inputs), desc=f"patching {name}", unit="run",
+                   disable=not log.isEnabledFor(logging.INFO))
+        with torch.inference_mode(), bar:
             for batch in by_length(inputs, CLEAN_ITEMS):
                 part = [inputs[i] for i in batch]
                 for b, i in enumerate(batch):
@@ -255,6 +261,7 @@ class HookedModel(OpenModel):
                         final = self._patched(ids, clean, start, [targets[k] for k in chunk], donor,
                                               batch, where, hd, L)
                         out[np.ix_(chunk, batch)] = self._score(final, part, len(chunk))
+                        bar.update(len(chunk) * len(batch))
         return out
 
     def _patched(self, ids, clean, start, chunk, donor, batch, where, hd, L) -> torch.Tensor:

@@ -61,14 +61,14 @@ def _sets_panel(ax, ab: Ablation) -> None:
         if r:
             labels.append(name)
             values.append(r[0].accuracy)
-            lo.append(r[0].accuracy - r[0].accuracy_lo)
-            hi.append(r[0].accuracy_hi - r[0].accuracy)
+            lo.append(max(0.0, r[0].accuracy - r[0].accuracy_lo))
+            hi.append(max(0.0, r[0].accuracy_hi - r[0].accuracy))
     if rand:
         labels.append(f"random {len(ab.top)}\n({len(rand)} draws)")
         m = float(np.mean(rand))
         values.append(m)
-        lo.append(m - float(np.percentile(rand, 2.5)))
-        hi.append(float(np.percentile(rand, 97.5)) - m)
+        lo.append(max(0.0, m - float(np.percentile(rand, 2.5))))
+        hi.append(max(0.0, float(np.percentile(rand, 97.5)) - m))
     ax.bar(range(len(values)), values, yerr=[lo, hi], capsize=4, color=["grey", "tab:red", "tab:blue"][:len(values)])
     ax.set_xticks(range(len(values)), labels, fontsize=8)
     ax.axhline(0.5, color="black", lw=0.5, ls=":")
@@ -155,8 +155,9 @@ def plot_patching(rows: Sequence[PatchRow], path: str | os.PathLike, title: str)
     for ax, site in zip(axes[0], layered):
         mine = sorted((r for r in rows if r.site == site and r.head is None and r.layer >= 0), key=lambda r: r.layer)
         x = [r.layer for r in mine]
-        ax.errorbar(x, [r.share for r in mine], yerr=[[r.share - r.share_lo for r in mine],
-                                                      [r.share_hi - r.share for r in mine]], marker="o", ms=3, capsize=2)
+        ax.errorbar(x, [r.share for r in mine], yerr=[[max(0.0, r.share - r.share_lo) for r in mine],
+                                                      [max(0.0, r.share_hi - r.share) for r in mine]],
+                    marker="o", ms=3, capsize=2)
         whole = [r for r in rows if r.site == site and r.layer == -1]
         if whole:
             ax.axhline(whole[0].share, color="grey", ls=":", label="every layer at once")

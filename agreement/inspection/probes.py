@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+from tqdm import tqdm
 
 from agreement.inspection.cases import POSITIONS, Case
 from agreement.inspection.conditions import cluster_ci
@@ -90,6 +91,7 @@ def probe_states(model: OpenModel, cases: Sequence[Case], inputs: Sequence[ItemI
     per_cell = sum(len(v) for v in where.values()) * 4
     rows: list[ProbeRow] = []
     start = 0
+    bar = tqdm(total=len(cells), desc="probes", unit="layer", disable=not log.isEnabledFor(logging.INFO))
     while start < len(cells):
         n = start + 1
         while n < len(cells) and (n + 1 - start) * per_cell * _width(model, cells[n]) <= BUDGET_BYTES:
@@ -103,8 +105,9 @@ def probe_states(model: OpenModel, cases: Sequence[Case], inputs: Sequence[ItemI
                     continue
                 rows.append(_row(site, layer, pos, X[(site, layer, pos)], labels[idx], shuffled[idx],
                                  fold[idx], groups[idx], l2, rng))
-        log.debug(f"probes: {len(group)} layer(s) done")
+            bar.update(1)
         start = n
+    bar.close()
     return rows
 
 

@@ -186,6 +186,8 @@ def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOp
         raise AgreeError(f"{testset}: the model reads none of the items ({_reasons(skipped)})")
     found = Inspection(opened.name, opened.kind, testset, len(ts.items), len(cases) + sum(unread.values()),
                        len(cases), skipped, sites={k: sites[k] for k in ANALYSES if k in sites})
+    if skipped:
+        log.info(f"left out {sum(skipped.values())} of {len(ts.items)} items: {_reasons(skipped)}")
     twin_keep, twins = [], []
     if "patching" in analyses:
         twin_keep, twins, found.twin_skipped = _twins(opened, cases, inputs, table)
@@ -195,6 +197,9 @@ def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOp
                 raise AgreeError(msg)
             analyses.discard("patching")
             found.notes.append(msg)
+            log.warning(f"Warning: {msg}")
+        elif found.twin_skipped:
+            log.info(f"patching {len(twins)} items; without a twin: {_reasons(found.twin_skipped)}")
     inputs_files = [*testset_inputs(run.path(testset), options.fmt), run.path(model.split(":", 1)[-1]
                                                                                if model.startswith(("gguf:", "hf:")) else model)]
     if options.paradigms:
