@@ -174,16 +174,20 @@ class HookedModel(OpenModel):
             self.final(ids)
         return [self.embed(ids)] + [record[("resid", l)] for l in range(len(self.blocks))]
 
+    def _recorded(self, inputs, keys, upto):
+        """Clean passes, a batch of items at a time: (indices, {key: what the site held})."""
+        with torch.inference_mode():
+            for batch in by_length(inputs, CLEAN_ITEMS):
+                record = dict.fromkeys(keys)
+                with self._hooks({}, record):
+                    self.final(self._ids([inputs[i] for i in batch], upto))
+                yield batch, record
+
     # ---- the interface ----------------------------------------------------------
     def states(self, inputs, names):
         keys = [(n, l) for n in names for l in range(self.site(n).layers) if self.site(n).probe]
-        with torch.inference_mode():
-            for batch in by_length(inputs, CLEAN_ITEMS):
-                part = [inputs[i] for i in batch]
-                record = dict.fromkeys(keys)
-                with self._hooks({}, record):
-                    self.final(self._ids(part, len))
-                yield batch, {k: v.float().cpu().numpy() for k, v in record.items()}
+        for batch, record in self._recorded(inputs, keys, len):
+            yield batch, {k: v.float().cpu().numpy() for k, v in record.items()}
 
     def preference(self, inputs) -> np.ndarray:
         out = np.empty(len(inputs))
@@ -286,21 +290,15 @@ class HookedModel(OpenModel):
 
     def _donor_values(self, donors, donor_pos, source: str) -> dict[int, torch.Tensor]:
         """Per block, what ``source`` held at each donor's position (n, width)."""
-        L = len(self.blocks)
         out: dict[int, torch.Tensor] = {}
-        keys = [(source, l) for l in range(L)]
-        with torch.inference_mode():
-            for batch in by_length(donors, CLEAN_ITEMS):
-                part = [donors[i] for i in batch]
-                record = dict.fromkeys(keys)
-                with self._hooks({}, record):
-                    self.final(self._ids(part, _scored))
-                rows = torch.arange(len(batch), device=self.device)
-                where = torch.tensor([donor_pos[i] for i in batch], device=self.device)
-                for (_, layer), x in record.items():
-                    if layer not in out:
-                        out[layer] = x.new_empty((len(donors), x.shape[-1]))
-                    out[layer][torch.tensor(batch, device=self.device)] = x[rows, where]
+        keys = [(source, l) for l in range(len(self.blocks))]
+        for batch, record in self._recorded(donors, keys, _scored):
+            rows = torch.arange(len(batch), device=self.device)
+            where = torch.tensor([donor_pos[i] for i in batch], device=self.device)
+            for (_, layer), x in record.items():
+                if layer not in out:
+                    out[layer] = x.new_empty((len(donors), x.shape[-1]))
+                out[layer][torch.tensor(batch, device=self.device)] = x[rows, where]
         return out
 
 
