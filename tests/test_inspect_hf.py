@@ -117,3 +117,36 @@ def test_agrees_transformer_is_opened_through_the_same_hooks():
     fast = model.ablate(inputs, "mlp", [[(1, 3)], [(0, 2)]])
     model.skips = False
     assert np.allclose(fast, model.ablate(inputs, "mlp", [[(1, 3)], [(0, 2)]]), atol=1e-4)
+
+
+def hf_items():
+    """Agreement items in the tiny tokenizer's words (each subject with its twin)."""
+    from formats.items import Item
+
+    out = []
+    for subject, plural in (("dog", False), ("dogs", True), ("key", False), ("keys", True)):
+        for attractor in (None, "car", "cars"):
+            words = ["the", subject] + (["near", "the", attractor] if attractor else []) + ["are" if plural else "is"]
+            n = len(words)
+            number = "Plur" if plural else "Sing"
+            pos = ["DET", "NOUN"] + (["ADP", "DET", "NOUN"] if attractor else []) + ["VERB"]
+            out.append(Item(f"t:{len(out)}", 0, "NOUN VERB", "L", tuple(words), tuple(pos), ("_",) * n,
+                            words[-1], "is" if plural else "are", "be", number, 1, n - 1,
+                            int(attractor is not None and attractor.endswith("s") != plural), False))
+    return out
+
+
+def test_inspect_on_a_hugging_face_model_patches_layers_and_heads(tiny_llama, tmp_path):
+    from formats.items import write_items
+    from tests.conftest import run_agree
+
+    (tmp_path / "items").mkdir()
+    write_items(tmp_path / "items" / "items.tsv", hf_items())
+    result = run_agree("inspect", tmp_path / "items", "--model", f"hf:{tiny_llama}", "--analysis", "patching",
+                       "--analysis", "probes", "--folds", "2", "--out", tmp_path / "out", "-q")
+    assert result.exit_code == 0, result.output + result.stderr
+    rows = (tmp_path / "out" / "patching.tsv").read_text().splitlines()
+    sites = {(r.split("\t")[0], r.split("\t")[2] != "") for r in rows[1:]}
+    assert sites == {("resid", False), ("heads", True)}
+    assert len([r for r in rows[1:] if r.split("\t")[3] == "all"]) == 3 + 3 * 4
+    assert (tmp_path / "out" / "probes.png").is_file()
