@@ -24,9 +24,10 @@ def _skips(counts) -> list[str]:
 
 
 def write_report(found, out: Path, options) -> None:
+    drawn = "" if found.sampled is None else f"{found.sampled} drawn at random (whole items, by the seed); "
     lines = [f"# agree inspect: {found.model} on {found.testset}", "",
              f"Model kind {found.kind}. {found.items} items in the test set; {found.cases} with a known "
-             f"subject number; {found.inspected} read by the model and inspected. Clean accuracy of "
+             f"subject number; {drawn}{found.inspected} read by the model and inspected. Clean accuracy of "
              f"the inspected items (log P(correct) > log P(wrong), one piece per form): "
              f"{_pct(found.clean_accuracy)}%.", ""]
     if found.skipped:
@@ -58,7 +59,7 @@ def _ablation(ab) -> list[str]:
     if ab.sets:
         lines += ["", f"Top {len(ab.top)} ablated together against {sum(1 for r in ab.sets if r.kind == 'random' and r.condition == 'all')} "
                   "random sets of as many units (same count per layer), evaluation half:", "",
-                  "| condition | items | clean | top | random: mean [2.5%, 97.5% of draws] | top: change (nats) [95% bootstrap] |",
+                  "| condition | items | clean | top | random: mean [2.5%, 97.5% of draws] | top: change (nats) [95% cluster bootstrap] |",
                   "|---|---|---|---|---|---|"]
         for cond in dict.fromkeys(r.condition for r in ab.sets):
             rows = [r for r in ab.sets if r.condition == cond]

@@ -88,6 +88,7 @@ class Inspection:
     items: int
     cases: int
     inspected: int
+    sampled: int | None = None
     skipped: Counter = field(default_factory=Counter)
     clean_accuracy: float = float("nan")
     ablation: Ablation | None = None
@@ -178,14 +179,16 @@ def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOp
     if not cases:
         raise AgreeError(f"{testset}: no item has a known subject number ({_reasons(skipped)})")
     rng = np.random.default_rng(seed)
+    known, sampled = len(cases), None
     if options.max_items is not None and len(cases) > options.max_items:
         cases = [cases[i] for i in sample_cases(cases, options.max_items, rng)]
+        sampled = len(cases)
     cases, inputs, unread = _encode(opened, cases)
     skipped += unread
     if not inputs:
         raise AgreeError(f"{testset}: the model reads none of the items ({_reasons(skipped)})")
-    found = Inspection(opened.name, opened.kind, testset, len(ts.items), len(cases) + sum(unread.values()),
-                       len(cases), skipped, sites={k: sites[k] for k in ANALYSES if k in sites})
+    found = Inspection(opened.name, opened.kind, testset, len(ts.items), known, len(cases), sampled, skipped,
+                       sites={k: sites[k] for k in ANALYSES if k in sites})
     if skipped:
         log.info(f"left out {sum(skipped.values())} of {len(ts.items)} items: {_reasons(skipped)}")
     twin_keep, twins = [], []
@@ -257,7 +260,7 @@ def _parameters(options: InspectOptions, seed: int, sites: dict) -> dict:
 
 
 def _counts(found: Inspection) -> dict:
-    return {"items": found.items, "cases": found.cases, "inspected": found.inspected,
+    return {"items": found.items, "cases": found.cases, "sampled": found.sampled, "inspected": found.inspected,
             "skipped": dict(sorted(found.skipped.items())), "probed": found.probed,
             "patched": found.patched, "twin_skipped": dict(sorted(found.twin_skipped.items())),
             "clean_accuracy": round(found.clean_accuracy, 6)}
