@@ -145,3 +145,13 @@ def test_patching_the_whole_state_at_the_cue_flips_every_choice():
     whole = [r for r in found.rows if r.layer == -1 and r.condition == "all"][0]
     assert whole.both_right == len(cases) and whole.flipped == len(cases)
     assert whole.restored == pytest.approx(1.0, abs=1e-4)
+
+
+def test_mean_replacing_the_number_unit_also_breaks_agreement():
+    """With --fill mean the unit keeps its average state: the subject's number is gone all the same."""
+    model, cases, inputs = hand()
+    ab = ablate_units(model, cases, inputs, site="hidden", layers=[0], fill="mean", k=1, draws=2,
+                      rng=np.random.default_rng(0))
+    assert ab.top == ((0, 0),) and ab.fill == "mean"
+    unit0 = [r for r in ab.rows if r.unit == 0 and r.condition == "all"][0]
+    assert 0.3 <= unit0.accuracy <= 0.7

@@ -131,6 +131,8 @@ def _defaults(model: OpenModel, options: InspectOptions) -> dict:
     if not site.ablate:
         raise FieldError(f"{{site}} {ablate}: its units cannot be ablated (ablatable: "
                          + ", ".join(n for n, s in sites.items() if s.ablate) + ")")
+    if options.fill == "mean" and not site.probe:
+        raise FieldError(f"{{fill}} mean: the states of {ablate} are not read one by one; use zero")
     layers = tuple(options.layers) if options.layers is not None else tuple(range(site.layers))
     bad = [l for l in layers if not 0 <= l < site.layers]
     if bad:
