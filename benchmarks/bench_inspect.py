@@ -6,8 +6,8 @@ shape, not its weights; the cost does not depend on the weights) over the paper'
 position at a time. Batched: :meth:`lm.neural.open_lstm.OpenLSTM.ablate` (K units side
 by side per pass, the layers below run once, the ablated layer's input projection
 shared). Naive, written here: per unit, a copy of the weights with the unit's
-outgoing weights zeroed and one pass of the fused ``nn.LSTM`` over all items (the
-same two-form readout, no softmax). The batched sweep runs in blocks of 64 units;
+outgoing weights zeroed and one pass of the fused ``nn.LSTM`` over all items, packed
+(no padding read; the same two-form readout, no softmax). The batched sweep runs in blocks of 64 units;
 after each block the naive loop runs on ``--naive-units`` units of that block
 (alternated, so both see the same load); per-unit times give the ratio, and the
 naive values are checked equal to the batched ones.
@@ -57,7 +57,8 @@ def load() -> str:
 # --------------------------------------------------------------------------- ablation
 
 def naive_unit(net, layer: int, unit: int, ids, predict, good, bad) -> np.ndarray:
-    """One unit's outgoing weights zeroed on a copy, one fused pass over every item."""
+    """One unit's outgoing weights zeroed on a copy, one fused pass over every item, packed
+    (``pack_padded_sequence``: no step is spent on padding, as in the batched path)."""
     copy = build_model(net.config)
     copy.load_state_dict(net.state_dict())
     copy.eval()
@@ -65,7 +66,9 @@ def naive_unit(net, layer: int, unit: int, ids, predict, good, bad) -> np.ndarra
         getattr(copy.rnn, f"weight_hh_l{layer}")[:, unit] = 0
         nxt = getattr(copy.rnn, f"weight_ih_l{layer + 1}") if layer + 1 < copy.config.layers else copy.decoder.weight
         nxt[:, unit] = 0
-        h, _ = copy.features(ids)
+        packed = torch.nn.utils.rnn.pack_padded_sequence(copy.embedding(ids), predict + 1, batch_first=True,
+                                                         enforce_sorted=False)
+        h, _ = torch.nn.utils.rnn.pad_packed_sequence(copy.rnn(packed)[0], batch_first=True)
         top = h[torch.arange(len(predict)), predict]
         w, b = copy.decoder.weight, copy.decoder.bias
         return ((top * (w[good] - w[bad])).sum(1) + b[good] - b[bad]).double().numpy()
