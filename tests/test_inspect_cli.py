@@ -116,3 +116,13 @@ def test_patching_pairs_without_a_cue_is_one_error_counting_them(inputs, tmp_pat
     line = error_of(run_agree("inspect", items, "--model", model, "--analysis", "patching", "--out", tmp_path / "o"))
     assert "patching: no item has a twin" in line and "5 no known cue position" in line
     assert not (tmp_path / "o").exists()
+
+
+def test_the_out_policy_holds(inputs, tmp_path):
+    items, model = inputs
+    assert "never writes into its inputs" in error_of(run_agree("inspect", items, "--model", model, "--out", items))
+    mine = tmp_path / "thesis"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("x")
+    line = error_of(run_agree("inspect", items, "--model", model, "--analysis", "probes", "--out", mine))
+    assert "is not an output of `agree inspect`" in line and (mine / "thesis.tex").read_text() == "x"
