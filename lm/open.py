@@ -1,5 +1,5 @@
 """Opening a language model: its inner states, read and changed (``agree inspect``,
-method.md section 8).
+docs/inspect.md).
 
 A :class:`lm.base.Scorer` answers with probabilities only. :func:`open_model` turns one
 into an :class:`OpenModel`, which also says where its states are (:class:`Site`: an

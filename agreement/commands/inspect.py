@@ -73,7 +73,7 @@ def inspect(run, testset, model, analyses, paradigms, site, layers, fill, top, d
             max_items, fmt, lang, batch_size, device, dtype, engine, threads, seed):
     """Look inside a model: where number lives.
 
-    Look inside a language model at how it does agreement (method.md section 8):
+    Look inside a language model at how it does agreement (docs/inspect.md):
     unit ablation (every unit of a layer zeroed, one at a time, at every
     position; the top units together against random units of the same count),
     activation trajectories of the top units (singular/plural subject, with and

@@ -1,6 +1,6 @@
 """``agree inspect``'s library verb, :func:`inspect_to_dir`: a test set and one model ->
 unit ablation, activation trajectories, diagnostic probes and activation patching
-(method.md section 8), written as tables, PNGs, ``inspect.md`` and a manifest.
+(docs/inspect.md), written as tables, PNGs, ``inspect.md`` and a manifest.
 
 Everything the input can get wrong is checked before ``--out`` is claimed: the test
 set must have items, the model must open (:func:`lm.open.open_model`), the site and
