@@ -209,10 +209,11 @@ def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOp
                                                                                if model.startswith(("gguf:", "hf:")) else model)]
     if options.paradigms:
         inputs_files.append(run.path(options.paradigms))
+    described = run.describe_inputs(inputs_files)   # what was read, before the hours of work
     with run.output_dir(inputs_files) as tmp:
         _run_analyses(found, opened, cases, inputs, twin_keep, twins, analyses, sites, options, seed, tmp)
         write_report(found, tmp, options)
-        run.write_manifest(tmp, inputs_files, _parameters(options, seed, sites),
+        run.write_manifest(tmp, inputs_files, _parameters(options, seed, sites), described=described,
                            counts=_counts(found))
     return found
 
