@@ -179,11 +179,13 @@ def bench_patching(items, n_items: int | None, naive_places: int) -> tuple[float
     from treebanks.paradigms import ParadigmTable
     from treebanks.reader import read_treebanks
     from lm.load import load_model
-    from tests.gguf_fixtures import smol_path
 
     table = ParadigmTable.from_sentences(read_treebanks([EWT]))
     t0 = time.perf_counter()
-    gguf = os.environ.get("SMOLLM2_GGUF") or smol_path()
+    gguf = os.environ.get("SMOLLM2_GGUF")
+    if not gguf:
+        from tests.gguf_fixtures import smol_path  # lazy: it needs pytest (a test helper)
+        gguf = smol_path()
     scorer = load_model(f"gguf:{gguf}", engine="transformers", device="cpu")
     print(f"  SmolLM2 loaded in {time.perf_counter() - t0:.0f}s (load {load()})", flush=True)
     model = open_model(scorer)
