@@ -14,8 +14,9 @@ from click.testing import CliRunner
 from agreement.cli import cli
 
 HELP_MARKER = re.compile(r"^<!-- help: ([a-z][a-z -]*?) -->$", re.M)
-#: The width the help is wrapped at on the page (click's default is the terminal's).
-HELP_WIDTH = 88
+#: The width the help is wrapped at: what a code block of the site shows without scrolling at
+#: a 1280-pixel window (click would take the terminal's).
+HELP_WIDTH = 72
 
 
 def help_text(words: list[str]) -> str:
