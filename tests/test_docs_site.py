@@ -23,16 +23,19 @@ PAGES = sorted(DOCS.rglob("*.md"))
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 RUNS = re.compile(r"^<!-- runs -->\n```\w*\n(.*?)^```", re.S | re.M)
-HELP_MARKER = re.compile(r"^<!-- help: ([a-z][a-z -]*?) -->$", re.M)
 #: Fenced blocks that hold no shell commands.
 NOT_SHELL = {"python", "text", "json", "yaml", "toml", "bibtex"}
 
 
 def _hooks():
+    """scripts/mkdocs_hooks.py, the site's build hook (not a package: loaded by path)."""
     spec = importlib.util.spec_from_file_location("mkdocs_hooks", ROOT / "scripts" / "mkdocs_hooks.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+HELP_MARKER = _hooks().HELP_MARKER
 
 
 def shell_lines(text: str) -> list[str]:
