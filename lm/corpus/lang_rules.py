@@ -43,11 +43,16 @@ class LangRules:
     elision_whole: frozenset[str] = frozenset()
     #: with ``elision``: a final ``'s`` is an English possessive (``Martha 's``)
     possessive_s: bool = False
-    #: words that keep an apostrophe written right after them when no letter
-    #: follows (Italian ``po'``, Maltese ``ta'``, Scottish Gaelic ``a’``)
+    #: words that keep an apostrophe written right after them (Italian ``po'``,
+    #: Maltese ``ta'``, Scottish Gaelic ``a’``) when what follows the apostrophe
+    #: matches ``apostrophe_final_next``
     apostrophe_final: re.Pattern | None = None
-    #: words that keep an apostrophe written right before them when a space (or
-    #: the start) precedes it (Scottish Gaelic ``'s``, Maltese ``'l``)
+    #: by default anything but a letter or digit; ``_SPACE_NEXT`` where an
+    #: apostrophe before punctuation closes a quotation ('Gaoir nam Ban Muileach',)
+    apostrophe_final_next: re.Pattern = re.compile(r"(?![^\W_])")
+    #: words that keep an apostrophe written right before them (Scottish Gaelic
+    #: ``'s``, Maltese ``'l``) when a space or the start of the text precedes
+    #: it, and the word is not capitalised inside the text (``'Gaoir``: a quotation)
     apostrophe_initial: re.Pattern | None = None
     #: ``"split"``: a hyphen between words is a token (``well - known``);
     #: ``"keep"``: hyphenated words stay whole (``war-raok``)
@@ -80,6 +85,8 @@ def _any_of(words: str, flags: str = "(?i)") -> re.Pattern:
 _HYPHEN_WHOLE = _words("e-mail e-mails x-ray t-shirt t-shirts co-op")
 #: A word of letters only.
 _LETTERS = re.compile(r"[^\W\d_]+")
+#: A space or the end of the text.
+_SPACE_NEXT = re.compile(r"\s|$")
 
 GENERIC = LangRules(hyphen_whole=_HYPHEN_WHOLE)
 
@@ -144,7 +151,8 @@ _BR = _rules(
 # Scottish Gaelic (ARCOSG): hyphenated words whole (a-steach, h-uile, t-ainm); an
 # apostrophe marking an elided letter stays with its word, at the end (a’, bh')
 # or at the start ('s, 'ga, 'dol).
-_GD = _rules(hyphen="keep", apostrophe_final=_LETTERS, apostrophe_initial=_LETTERS)
+_GD = _rules(hyphen="keep", apostrophe_final=_LETTERS, apostrophe_final_next=_SPACE_NEXT,
+             apostrophe_initial=_LETTERS)
 
 # Maltese (MUDT): the article, alone or fused with a preposition, keeps its
 # hyphen and is a token (il-|kampanja, tal-|Partit, fl-|aħħar, iż-|żejt); other
@@ -157,6 +165,7 @@ _MT = _rules(
         r"(?i)(?:ta|fi|f|bi|b|ma|mi|mil|għa|għal|li|lil|sa|bħa|bħal|bha|bhal|ġo|da|di)?"
         r"i?(?:l|ċ|d|n|r|s|t|x|z|ż)"),
     apostrophe_final=_LETTERS,
+    apostrophe_final_next=_SPACE_NEXT,
     apostrophe_initial=re.compile(r"(?i)l|il"),
     elision=re.compile(r"(?i)^([^\W\d_]['’])(?=[^\W_])"),
 )
@@ -168,29 +177,45 @@ def _arabic() -> LangRules:
     ب|ال..., ل|ل... for li + al-), و before an imperfective verb (و|يظهر), and
     closed-class words with their clitics: prepositions and particles with a
     suffixed pronoun (لها -> ل ها, عليه -> علي ه), و/ف before a function word
-    (وهو, فإن), ب before the nouns that make compound prepositions (بسبب)."""
+    (وهو, فإن), ب/ل before a demonstrative or particle (لذلك, بأن), ب before the
+    nouns that make compound prepositions (بسبب, بشكلٍ), the future س and the ل
+    of purpose before the auxiliaries (سيكون, ليكون). Open-class words are left whole: without a lexicon,
+    وزير 'minister' cannot be told from و + a word."""
     pronouns = "ه ها هم هما هن ك كم كما كن نا ي ني".split()
     # the form a host takes before a suffix (على -> علي ه)
     hosts = "ب ل في من عن علي إلي مع لدي عند أن إن لكن نفس أنفس كل بعض بين منذ حول ضد".split()
     function = ("هو هي هم هما هن أنا نحن أنت هذا هذه ذلك تلك هؤلاء التي الذي الذين قد لا لم لن ما من في "
                 "مع على عن إلى أن إن كان كانت كانوا يكون تكون لكن بين حتى غير كل بعد قبل إذا عندما حيث أو "
                 "ثم منذ").split()
-    compound = "شأن سبب شكل اسم حيث حلول حسب فضل واسطة نسبة".split()
+    after_preposition = "هذا هذه ذلك تلك هؤلاء ما لا كل أن".split()
+    auxiliaries = "يكون تكون يكونون نكون أكون يتم تتم يصبح تصبح".split()
+    # forms of the paradigm that are more often another word: لكن 'but', نفسي
+    # 'psychological', كلي 'total'; في + ي is written في
+    homographs = {"لكن", "نفسي", "كلي", "فيي"}
     fused: dict[str, tuple[str, ...]] = {}
     for host in hosts:
         for p in pronouns:
-            if not (host == "في" and p == "ي"):
+            if host + p not in homographs:
                 fused[host + p] = (host, p)
     for w in function:
         for conj in "وف":
             fused[conj + w] = (conj, w)
-    for w in compound:
-        fused["ب" + w] = ("ب", w)
-        fused["وب" + w] = ("و", "ب", w)
+    for prep in "بل":
+        for w in after_preposition:
+            fused[prep + w] = (prep, w)
+        for p in pronouns:
+            fused[prep + "أن" + p] = (prep, "أن", p)  # بأنها
+    for w in auxiliaries:
+        for particle in "سل":  # the future س, the ل of purpose
+            fused[particle + w] = (particle, w)
+    fused.update({"مما": ("م", "ما"), "ممن": ("م", "من")})  # من + ما, assimilated
+    compound = "شأن سبب شكل اسم حيث حلول حسب فضل واسطة نسبة"
+    marks = "\u064b-\u0652"  # case endings (tanween) a compound may carry: بشكلٍ
     return _rules(fused=fused, splits=(
-        re.compile(r"^([وف]?)([بك]?)(ال\w{2,})$"),
-        re.compile(r"^([وف]?)(ل)(ل\w{2,})$"),
-        re.compile(r"^(و)([يتنأ]\w{2,})$"),
+        re.compile(rf"^(و?)(ب)((?:{'|'.join(compound.split())})[{marks}]*)$"),
+        re.compile(r"^([وف]?)([بك]?)(ال.{2,})$"),
+        re.compile(r"^([وف]?)(ل)(ل.{2,})$"),
+        re.compile(r"^(و)([يتنأ].{2,})$"),
     ))
 
 

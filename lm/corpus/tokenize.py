@@ -182,7 +182,7 @@ class Tokenizer:
                         out.append((".", end))
                     continue
                 if final is not None and tok in _APOS and final.fullmatch(out[-1][0]) \
-                        and (end == len(text) or not text[end].isalnum()):
+                        and rules.apostrophe_final_next.match(text, end):
                     out[-1] = (out[-1][0] + tok, end)  # po', ta', teachers' (English, clitics kept)
                     continue
                 if proclitics is not None and tok == "-" and end < len(text) and text[end].isalnum() \
@@ -216,7 +216,9 @@ class Tokenizer:
         if out[-1][0] not in _INITIAL_APOS:
             return False
         before = start - 2
-        return (before < 0 or text[before].isspace()) and self.rules.apostrophe_initial.fullmatch(word) is not None
+        if before >= 0 and (not text[before].isspace() or word[:1].isupper()):
+            return False
+        return self.rules.apostrophe_initial.fullmatch(word) is not None
 
     def _split_word(self, tok: str) -> list[str]:
         rules = self.rules
