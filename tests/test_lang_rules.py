@@ -12,7 +12,7 @@ import pytest
 from conftest import run_agree, shared_path
 from test_corpus import dump_xml, page
 from lm.corpus.lang_rules import GENERIC, RULES, LangRules, rules_for
-from lm.corpus.tokenize import KNOWN_LANGS, Tokenizer, get_tokenizer, lang_warning, tokenize
+from lm.corpus.tokenize import KNOWN_LANGS, Tokenizer, get_tokenizer, lang_warning, sentences, tokenize
 from lm.corpus.treebank_tokens import agreement, gold_sentences
 from treebanks.reader import read_treebanks
 
@@ -82,6 +82,20 @@ def test_language_rules_cut_as_the_treebank(lang, text, expected):
 ])
 def test_rules_leave_what_is_not_theirs(lang, text, expected):
     assert cut(text, lang) == expected
+
+
+@pytest.mark.parametrize("lang, first, second", [
+    # ka_glc-ud-dev.conllu.gz:29, 57: Georgian letters are lower case for Unicode
+    ("ka", "საინჟინრო საქმის საფუძველია მეცნიერული ცოდნა და პრაქტიკული გამოცდილება.",
+     "საინჟინრო საქმის სპეციალისტებს ინჟინრებს უწოდებენ."),
+    # hy_armtdp-ud-dev.conllu.gz:58, 74 (shortened): the full stop ։ typed as a colon
+    ("hy", "Տղամարդիկ մրցեցին 1.000 մ, իսկ կանայք՝ 500 մ վազքատարածություններում:",
+     "Տղամարդկանց լավագույն եռյակը ներկայացնում էր ֆիզկուլտուրայի ինստիտուտը:"),
+])
+def test_sentences_end_as_the_treebank_ends_them(lang, first, second):
+    assert [" ".join(s) for s in sentences(f"{first} {second}", lang)] == \
+        [" ".join(tokenize(first, lang)), " ".join(tokenize(second, lang))]
+    assert len(sentences(f"{first} {second}", "xx")) == 1  # the generic rules wait for a capital
 
 
 def test_the_table_picks_rules_by_language_code():

@@ -71,6 +71,12 @@ class LangRules:
     slashed_numbers: str = "split"
     #: extra token patterns, tried before all others (Old French ``.VII.``)
     extra_tokens: str = ""
+    #: whether a sentence starts with a capital; False for a language whose script
+    #: Unicode gives lower-case letters but that writes no capitals (Georgian)
+    cased: bool = True
+    #: tokens that end a sentence besides the generic end marks (Armenian texts
+    #: type the full stop ``։`` as a colon)
+    sentence_marks: frozenset[str] = frozenset()
 
 
 def _words(text: str) -> frozenset[str]:
@@ -219,16 +225,22 @@ def _arabic() -> LangRules:
     ))
 
 
+# Georgian (GLC): the generic word rules; Mkhedruli has no capitals to start a sentence
+_KA = _rules(cased=False)
+# Armenian, Western Armenian (ArmTDP): the generic word rules; ":" typed for the full stop ։
+_HY = _rules(sentence_marks=frozenset({":"}))
+
 RULES: dict[str, LangRules] = {
     "en": _EN, "it": _IT, "fr": _ROMANCE, "ca": _ROMANCE, "fro": _FRO,
-    "br": _BR, "gd": _GD, "mt": _MT, "ar": _arabic(),
+    "br": _BR, "gd": _GD, "mt": _MT, "ar": _arabic(), "ka": _KA,
+    "hy": _HY, "hyw": _HY,
 }
 
 #: Languages whose UD treebank the generic rules reproduce to 95% or more
 #: (``benchmarks/tokenizer_agreement.py``, ``docs/corpora.md``), and Hebrew,
 #: whose acronyms (``צה"ל``) the generic rules keep whole.
 GENERIC_MEASURED = _words("ab af am be bg bxr cop cs cu da de el es et fo ga gl got grc gv he hi hr "
-                          "hsb hu hy hyw is ka kk kmr kpv krl la lv mdf mk mr myv nl no orv ro sa "
+                          "hsb hu is kk kmr kpv krl la lv mdf mk mr myv nl no orv ro sa "
                           "sah sk sl sme sq sr sv ta tr ug uk ur wo")
 
 

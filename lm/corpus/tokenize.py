@@ -34,6 +34,8 @@ record per language code; docs/corpora.md has the measured table):
   apostrophe marking an elided letter stays with its word (``a’``, ``'s``, ``ta'``).
 - ``ar``: the clitics Arabic PUD writes as words (``و ال...``, ``ل ها``), where
   rules can tell them (see :mod:`lm.corpus.lang_rules`).
+- ``ka``, ``hy``, ``hyw``: the generic word rules; Georgian sentences may start
+  lower-case, an Armenian colon ends a sentence (typed for ``։``).
 - the other languages of the shared UD treebanks, and ``he``: the generic rules,
   measured at 95% or more of each treebank's tokens; Hebrew-style acronyms with
   a quotation mark inside the word (``צה"ל``, ``צה״ל``) stay one token and never
@@ -272,7 +274,7 @@ def split_sentences(tokens: list[tuple[str, int]], tok: Tokenizer) -> list[list[
         word = tokens[i][0]
         current.append(word)
         i += 1
-        strong = _SENT_END.match(word) is not None
+        strong = _SENT_END.match(word) is not None or word in tok.rules.sentence_marks
         weak = (not strong and len(word) > 1 and word.endswith(".")
                 and word.lower() not in tok.titles and not _is_initial(word))
         if not (strong or weak):
@@ -281,7 +283,7 @@ def split_sentences(tokens: list[tuple[str, int]], tok: Tokenizer) -> list[list[
             current.append(tokens[i][0])
             i += 1
         nxt = tokens[i][0] if i < n else None
-        if nxt is None or (strong and _starts_sentence(nxt, _spaced(tokens, i))) or \
+        if nxt is None or (strong and _starts_sentence(nxt, _spaced(tokens, i), tok.rules.cased)) or \
                 (weak and nxt[:1].isupper() and nxt.lower() in _COMMON_STARTERS):
             sentences.append(current)
             current = []
@@ -308,13 +310,15 @@ def _spaced(tokens: list[tuple[str, int]], i: int) -> bool:
     return tokens[i][1] - len(tokens[i][0]) > tokens[i - 1][1]
 
 
-def _starts_sentence(word: str, spaced: bool = True) -> bool:
+def _starts_sentence(word: str, spaced: bool = True, cased: bool = True) -> bool:
     c = word[:1]
     if c.isupper() or c.isdigit() or c in "\"'“‘«([¿¡-–—":
         return True
     # a letter of a caseless script (neither upper nor lower: Hebrew, Arabic,
-    # Devanagari, CJK...): there is no capital to wait for, a space is the cue
-    return spaced and c.isalpha() and not c.islower()
+    # Devanagari, CJK...), or of a language that writes no capitals (Georgian's
+    # letters are lower case for Unicode): there is no capital to wait for, a
+    # space is the cue
+    return spaced and c.isalpha() and (not cased or not c.islower())
 
 
 @lru_cache(maxsize=None)
