@@ -15,8 +15,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
-_APOS = "'’"
-
 
 @dataclass(frozen=True, eq=False)
 class LangRules:
@@ -83,8 +81,9 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def _any_of(words: str, flags: str = "(?i)") -> re.Pattern:
-    return re.compile(flags + "(?:" + "|".join(map(re.escape, sorted(words.split(), key=len, reverse=True))) + ")")
+def _any_of(words: str) -> re.Pattern:
+    """A case-insensitive pattern matching any of the words."""
+    return re.compile("(?i)(?:" + "|".join(map(re.escape, words.split())) + ")")
 
 
 #: Hyphenated spellings the treebanks keep whole.
@@ -185,8 +184,8 @@ def _arabic() -> LangRules:
     suffixed pronoun (لها -> ل ها, عليه -> علي ه), و/ف before a function word
     (وهو, فإن), ب/ل before a demonstrative or particle (لذلك, بأن), ب before the
     nouns that make compound prepositions (بسبب, بشكلٍ), the future س and the ل
-    of purpose before the auxiliaries (سيكون, ليكون). Open-class words are left whole: without a lexicon,
-    وزير 'minister' cannot be told from و + a word."""
+    of purpose before the auxiliaries (سيكون, ليكون). Open-class words are left
+    whole: without a lexicon, وزير 'minister' cannot be told from و + a word."""
     pronouns = "ه ها هم هما هن ك كم كما كن نا ي ني".split()
     # the form a host takes before a suffix (على -> علي ه)
     hosts = "ب ل في من عن علي إلي مع لدي عند أن إن لكن نفس أنفس كل بعض بين منذ حول ضد".split()
