@@ -766,7 +766,7 @@ def test_matrix_size():
 
 @pytest.mark.parametrize("command, template, warning", [
     ("extract", "{tb} --min-count 1000 --out {out}", "Warning: no agreement items: "),
-    ("corpus", "{text} --lang xx --out {out}", "Warning: the tokenizer has no rules for --lang 'xx'"),
+    ("corpus", "{text} --lang xx --out {out}", "Warning: the tokenizer has no rules for language 'xx'"),
     ("nonce", "{bad_dir} --out {out}", "the test set has no items, so there is nothing to vary"),
     ("perturb", "{bad_dir} --aspect swap --severity 0.5 --out {out}",
      "the test set has no items, so there is nothing to perturb"),

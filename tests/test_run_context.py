@@ -36,7 +36,7 @@ def test_warnings_stay_with_quiet(tmp_path):
     r = run_agree("corpus", str(tmp_path / "t.txt"), "--lang", "xx", "--max-unk", "1",
                   "--out", str(tmp_path / "c"), "-q")
     assert r.exit_code == 0
-    assert r.stderr.startswith("Warning: the tokenizer has no rules for --lang 'xx'")
+    assert r.stderr.startswith("Warning: the tokenizer has no rules for language 'xx'")
     assert r.stderr.count("\n") == 1
 
 

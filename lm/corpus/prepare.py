@@ -119,9 +119,9 @@ def corpus_to_dir(run: RunContext, inputs: Sequence[str | os.PathLike], lang: st
                   vocab_size: int = 50000, max_unk: float = 0.05, clitics: str = "split", workers: int = 1,
                   seed: int = 1111) -> Corpus:
     """What ``agree corpus`` writes: :func:`prepare_corpus` into ``run.out`` (atomically,
-    under the --out policy) with its manifest.json; paths are read from ``run.root`` and
-    recorded as given. The corpus returned names the temporary directory it was built
-    in; load ``run.out`` to read it."""
+    as the run context's ``force`` allows) with its manifest.json; paths are read from
+    ``run.root`` and recorded as given. The corpus returned names the temporary
+    directory it was built in; load ``run.out`` to read it."""
     params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics, "seed": seed}
     with run.output_dir(inputs) as tmp:
         result = prepare_corpus([run.path(p) for p in inputs], tmp, lang, vocab_size=vocab_size, seed=seed,
