@@ -69,6 +69,7 @@ class ParadigmTable:
         self._by_lemma: dict[tuple[str, str], list[tuple[Analysis, int]]] | None = None
         self._alt_cache: dict = {}
         self._covarying: dict | None = None
+        self._covary_from: ParadigmTable | None = None
 
     @property
     def counts(self) -> dict[Analysis, int]:
@@ -142,11 +143,20 @@ class ParadigmTable:
         value and at most :data:`COVARY_ABSENT` of those of another (Russian
         past-tense Gender: singular only; Czech Animacy: masculine only). Only these
         may be present on one side of a pair."""
+        if self._covary_from is not None:
+            return self._covary_from.covarying(upos, pivot)
         if self._covarying is None:
             self._covarying = {}
         if pivot not in self._covarying:
             self._covarying[pivot] = _covarying(self.counts, pivot)
         return self._covarying[pivot].get(upos, frozenset())
+
+    def covary_as(self, other: "ParadigmTable") -> None:
+        """Judge co-variation (:meth:`covarying`) on ``other``'s counts: one file of a
+        language is often too small to tell a feature that comes and goes with
+        Number from one that happens to (a pooled table of all its files decides)."""
+        self._covary_from = other
+        self._alt_cache.clear()
 
     def _other_number(self, lemma, upos, feats, features, values):
         """(form, count, own rest, other rest) of the lemma's analyses with other

@@ -59,6 +59,8 @@ class PooledParadigms:
         for table in self.tables.values():
             total.update(table.counts)
         self.table = ParadigmTable(dict(total))
+        for table in self.tables.values():  # one judgement of co-variation for every file
+            table.covary_as(self.table)
         self.lexicon = lexicon
         self.conflicts = _conflicts(self.tables) if len(self.tables) > 1 else []
         self._filled: dict[Analysis, int] = {}

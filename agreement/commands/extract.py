@@ -119,7 +119,7 @@ def extract(run, treebanks, mode, relations, features, paradigms, lexicon, value
     if not result.items:
         log.warning(f"Warning: no agreement items: {reason_text(result.reason, lambda n: flags.get(n, n))}")
     for note in result.notes:
-        log.warning(f"Note: {note}")
+        log.info(f"Note: {note}")
     click.echo(relation_table(result) if mode == "relations" else summary_table(result))
     for text in result.explanations:
         click.echo(text)

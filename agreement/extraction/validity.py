@@ -82,6 +82,7 @@ class _Checker:
         lowercase wrong form may be known only sentence-initially)."""
         got = self._analyses.get(form)
         if got is None:
+            form = form.replace("\u00a0", " ")  # items.tsv's spelling of a space inside a form
             rows = self.table.analyses(form) + (self.table.analyses(form[:1].upper() + form[1:])
                                                  if form[:1].islower() else [])
             got = self._analyses[form] = {(a.lemma, a.upos, a.feats) for a, _ in rows}
