@@ -70,6 +70,7 @@ class ParadigmTable:
         self._alt_cache: dict = {}
         self._covarying: dict | None = None
         self._covary_from: ParadigmTable | None = None
+        self._covary_only: frozenset[str] | None = None
 
     @property
     def counts(self) -> dict[Analysis, int]:
@@ -144,18 +145,23 @@ class ParadigmTable:
         past-tense Gender: singular only; Czech Animacy: masculine only). Only these
         may be present on one side of a pair."""
         if self._covary_from is not None:
-            return self._covary_from.covarying(upos, pivot)
-        if self._covarying is None:
-            self._covarying = {}
-        if pivot not in self._covarying:
-            self._covarying[pivot] = _covarying(self.counts, pivot)
-        return self._covarying[pivot].get(upos, frozenset())
+            found = self._covary_from.covarying(upos, pivot)
+        else:
+            if self._covarying is None:
+                self._covarying = {}
+            if pivot not in self._covarying:
+                self._covarying[pivot] = _covarying(self.counts, pivot)
+            found = self._covarying[pivot].get(upos, frozenset())
+        return found if self._covary_only is None else found & self._covary_only
 
-    def covary_as(self, other: "ParadigmTable") -> None:
-        """Judge co-variation (:meth:`covarying`) on ``other``'s counts: one file of a
-        language is often too small to tell a feature that comes and goes with
-        Number from one that happens to (a pooled table of all its files decides)."""
-        self._covary_from = other
+    def covary_as(self, other: "ParadigmTable | None", only: frozenset[str] | None = None) -> None:
+        """Judge co-variation (:meth:`covarying`) on ``other``'s counts (None: this
+        table's), and let only the features ``only`` co-vary (None: any). One file of
+        a language is often too small to tell a feature that comes and goes with
+        Number from one that happens to (a pooled table of all its files decides);
+        and a statistical co-variation of Case, Tense or Polarity with an agreement
+        value is an accident of the sample, never a paradigm (:data:`AGREEMENT_LIKE`)."""
+        self._covary_from, self._covary_only = other, only
         self._alt_cache.clear()
 
     def _other_number(self, lemma, upos, feats, features, values):
@@ -268,6 +274,11 @@ class ParadigmTable:
     def __len__(self) -> int:
         return len(self.counts)
 
+
+#: features that may come and go with another agreement value (Russian plural past
+#: tenses drop Gender; Czech Animacy goes with masculine Gender): what relation mining
+#: lets co-vary (:meth:`ParadigmTable.covary_as`)
+AGREEMENT_LIKE = frozenset({"Animacy", "Gender", "Number", "Person"})
 
 #: thresholds of :meth:`ParadigmTable.covarying`
 COVARY_PRESENT = 0.1

@@ -13,6 +13,10 @@ feature) is looked up, in this order, in
 :meth:`PooledParadigms.wrong_form` says which answered (``source``: a file's stem,
 the first in run order whose own table has the analysis, or ``unimorph``).
 
+Only agreement features (:data:`treebanks.paradigms.AGREEMENT_LIKE`: Gender,
+Animacy, Number, Person) may come and go with the contrasted value, judged on the
+pooled counts: a wrong form never differs in Case, Tense, Polarity or Variant.
+
 Treebanks that disagree: a paradigm cell (lemma, POS, FEATS) that two treebanks
 spell differently (their most frequent forms differ, ignoring case) is a
 *conflict* (:attr:`PooledParadigms.conflicts`, reported by the caller). It is
@@ -26,7 +30,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from treebanks.features import parse_feats
-from treebanks.paradigms import Analysis, ParadigmTable
+from treebanks.paradigms import AGREEMENT_LIKE, Analysis, ParadigmTable
 from treebanks.unimorph import SOURCE as LEXICON_SOURCE, Lexicon
 
 
@@ -59,8 +63,9 @@ class PooledParadigms:
         for table in self.tables.values():
             total.update(table.counts)
         self.table = ParadigmTable(dict(total))
+        self.table.covary_as(None, AGREEMENT_LIKE)
         for table in self.tables.values():  # one judgement of co-variation for every file
-            table.covary_as(self.table)
+            table.covary_as(self.table, AGREEMENT_LIKE)
         self.lexicon = lexicon
         self.conflicts = _conflicts(self.tables) if len(self.tables) > 1 else []
         self._filled: dict[Analysis, int] = {}

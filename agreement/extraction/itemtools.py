@@ -25,11 +25,15 @@ def as_word(form: str) -> str:
     return form.replace(" ", "\u00a0")
 
 
-def match_case(form: str, like: str) -> str:
+def match_case(form: str, like: str, capitalise: bool = False) -> str:
     # the table may know the other form only sentence-initially ("Dormono"); a
     # lowercase target gets a lowercase alternative (all-caps forms stay)
     if like[:1].islower() and form[:1].isupper() and not form.isupper():
         return form[0].lower() + form[1:]
+    # relation items: a capitalised target (sentence-initial "This company") gets a
+    # capitalised wrong form ("These"), so that the pair differs in the feature only
+    if capitalise and like[:1].isupper() and not like.isupper() and form[:1].islower():
+        return form[0].upper() + form[1:]
     return form
 
 

@@ -167,7 +167,7 @@ class _Builder:
                            for vals in wrong_values(feature, value))
             c["non_contrast_difference" if rejected else "no_alternative"] += 1
             return None
-        form = match_case(wrong.form, tgt.form)
+        form = match_case(wrong.form, tgt.form, capitalise=True)
         if form == tgt.form:
             c["same_spelling"] += 1
             return None

@@ -7,9 +7,10 @@ For an original item (relation items; construction items contrast ``Number``):
 * ``wrong_attested``: the table has the wrong form with the target's lemma and POS;
 * ``wrong_exact``: ... in an analysis whose features differ from the target's in
   the contrasted feature only;
-* ``wrong_closest``: ... or differ beyond it only as the ``closest`` rule allows
-  (a feature that comes and goes with the contrasted one in this table, such as
-  Gender on Russian plural past tenses; overlapping multi-values).
+* ``wrong_closest``: ... or differ beyond it only as relation mining's ``closest``
+  rule allows: an agreement feature (Gender, Animacy, Number, Person) that comes
+  and goes with the contrasted one in this table, such as Gender on Russian plural
+  past tenses; overlapping multi-values.
 
 For a nonce variant (variant > 0, perturbation ``nonce``):
 
@@ -29,7 +30,7 @@ from typing import Iterable
 
 from formats.items import Item
 from treebanks.features import parse_feats
-from treebanks.paradigms import ParadigmTable
+from treebanks.paradigms import AGREEMENT_LIKE, ParadigmTable
 
 ORIGINAL_CHECKS = ("correct_is_token", "wrong_attested", "wrong_exact", "wrong_closest")
 VARIANT_CHECKS = ("words_kept", "pair_kept")
@@ -78,13 +79,13 @@ class _Checker:
         self._analyses: dict[str, set] = {}
 
     def analyses(self, form: str) -> set:
-        """(lemma, upos, feats) of ``form``, and of its capitalised spelling (a
-        lowercase wrong form may be known only sentence-initially)."""
+        """(lemma, upos, feats) of ``form`` and of it with the first letter's case
+        changed (a wrong form takes the target's capitalisation)."""
         got = self._analyses.get(form)
         if got is None:
             form = form.replace("\u00a0", " ")  # items.tsv's spelling of a space inside a form
-            rows = self.table.analyses(form) + (self.table.analyses(form[:1].upper() + form[1:])
-                                                 if form[:1].islower() else [])
+            other = form[:1].upper() + form[1:] if form[:1].islower() else form[:1].lower() + form[1:]
+            rows = self.table.analyses(form) + (self.table.analyses(other) if other != form else [])
             got = self._analyses[form] = {(a.lemma, a.upos, a.feats) for a, _ in rows}
         return got
 
@@ -108,7 +109,7 @@ class _Checker:
             diff = [k for k in set(own) | set(other) if k != feature and own.get(k) != other.get(k)]
             if not diff:
                 return out + ["wrong_exact", "wrong_closest"]
-            cov = self.table.covarying(upos, feature)
+            cov = self.table.covarying(upos, feature) & AGREEMENT_LIKE
             if all((k in own and k in other and set(own[k].split(",")) & set(other[k].split(",")))
                    or ((k in own) != (k in other) and k in cov) for k in diff):
                 best = "wrong_closest"
