@@ -152,7 +152,7 @@ class ParadigmTable:
             if pivot not in self._covarying:
                 self._covarying[pivot] = _covarying(self.counts, pivot)
             found = self._covarying[pivot].get(upos, frozenset())
-        return found if self._covary_only is None else found & self._covary_only
+        return found if self._covary_only is None else frozenset(k for k in found if k.split("[")[0] in self._covary_only)
 
     def covary_as(self, other: "ParadigmTable | None", only: frozenset[str] | None = None) -> None:
         """Judge co-variation (:meth:`covarying`) on ``other``'s counts (None: this
@@ -160,7 +160,8 @@ class ParadigmTable:
         a language is often too small to tell a feature that comes and goes with
         Number from one that happens to (a pooled table of all its files decides);
         and a statistical co-variation of Case, Tense or Polarity with an agreement
-        value is an accident of the sample, never a paradigm (:data:`AGREEMENT_LIKE`)."""
+        value is an accident of the sample, never a paradigm (:data:`AGREEMENT_LIKE`;
+        their layers, ``Gender[subj]``, count as them)."""
         self._covary_from, self._covary_only = other, only
         self._alt_cache.clear()
 

@@ -109,7 +109,7 @@ class _Checker:
             diff = [k for k in set(own) | set(other) if k != feature and own.get(k) != other.get(k)]
             if not diff:
                 return out + ["wrong_exact", "wrong_closest"]
-            cov = self.table.covarying(upos, feature) & AGREEMENT_LIKE
+            cov = {k for k in self.table.covarying(upos, feature) if k.split("[")[0] in AGREEMENT_LIKE}
             if all((k in own and k in other and set(own[k].split(",")) & set(other[k].split(",")))
                    or ((k in own) != (k in other) and k in cov) for k in diff):
                 best = "wrong_closest"
