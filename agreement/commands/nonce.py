@@ -63,6 +63,9 @@ def nonce(run, extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt
         why = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in c["positions_fused_unchanged"].items()) or "none"
         log.info(f"merged tokens (function words kept): {fused} content positions, unchanged: {why}; "
                  f"{c['targets_fused']} merged targets keep their own pair")
+    if c.get("targets_own_pair"):
+        log.info("relation items whose closed-class target has no other lemma's pair, keeping their own: "
+                 + ", ".join(f"{k} {v}" for k, v in c["targets_own_pair"].items()))
     if c["distinct_pairs"]:
         log.info("distinct target pairs per item: "
                  + ", ".join(f"{k}: {v} items" for k, v in c["distinct_pairs"].items()))
