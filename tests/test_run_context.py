@@ -11,6 +11,8 @@ import pytest
 
 from conftest import raises_as_cli, run_agree
 from formats.errors import AgreeError
+from formats import progress as progress_module
+from formats.progress import progress
 from formats.run import RunContext, configure_logging
 
 TEXT = "".join(f"the dog{i} runs .\nthe cats{i} run .\n" for i in range(5))
@@ -69,3 +71,45 @@ def test_output_dir_refuses_its_input(tmp_path):
         with run.output_dir(["in"]):   # refused before the block runs
             raise AssertionError("the block must not run")
     assert list((tmp_path / "in").iterdir()) == []
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_is_lines_in_a_file_and_a_bar_on_a_terminal(monkeypatch):
+    """stderr to a file: a plain line every LINE_EVERY seconds and a last one, no carriage
+    return; on a terminal: tqdm's bar; with --quiet's level: nothing."""
+    configure_logging(logging.INFO)
+    log = logging.getLogger("agreement.scoring.anything")
+    monkeypatch.setattr(progress_module, "LINE_EVERY", 0.0)
+    to_file = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", to_file)
+    with progress(log, total=4, desc="scoring m", unit="item") as bar:
+        bar.update(2)
+        bar.update(2)
+    lines = to_file.getvalue().splitlines()
+    assert lines[0].startswith("scoring m: 2/4 item (50%), ") and lines[0].endswith(" item/s")
+    assert lines[-1].startswith("scoring m: 4 item in ") and "\r" not in to_file.getvalue()
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress(log, total=4, desc="scoring m", unit="item") as bar:
+        bar.update(4)
+    assert "\r" in terminal.getvalue() and "4/4" in terminal.getvalue()
+    configure_logging(logging.WARNING)
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    with progress(log, total=4, desc="scoring m", unit="item") as bar:
+        bar.update(4)
+    assert quiet.getvalue() == ""
+    configure_logging(logging.INFO)
+
+
+def test_a_short_loop_says_nothing_in_a_file(monkeypatch):
+    configure_logging(logging.INFO)
+    to_file = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", to_file)
+    with progress(logging.getLogger("lm.anything"), total=3, desc="reading", unit="B", unit_scale=True) as bar:
+        bar.update(3)
+    assert to_file.getvalue() == ""

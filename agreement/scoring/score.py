@@ -29,7 +29,6 @@ import logging
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 from agreement.errors import AgreeError
 from treebanks.errors import literal
@@ -37,6 +36,7 @@ from agreement.scoring.score_checks import check_finite, counted_skips
 from agreement.scoring.span import span_logprobs, target_span
 from agreement.scoring.syntaxgym import evaluate_suites
 from formats.detok import space_after as rule_spacing
+from formats.progress import progress
 from formats.items import Item
 from formats.testsets.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredTable
@@ -93,8 +93,7 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
     for scorer in scorers:
         differ = piece_flags(items, scorer)
         group = groups.get(scorer.name) or scorer.kind or scorer.name
-        bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item",
-                   disable=not log.isEnabledFor(logging.INFO))
+        bar = progress(log, total=len(items), desc=f"scoring {scorer.name}", unit="item")
         logps = []
         for start in range(0, len(items), chunk_size):
             batch = items[start:start + chunk_size]

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 from treebanks.errors import literal
 from agreement.errors import AgreeError
@@ -21,6 +20,7 @@ from agreement.scoring.executors.base import Executor
 from agreement.scoring.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
                               items_digest, model_job, shard_tasks, testset_checksums, vocab_key)
 from formats.items import Item
+from formats.progress import progress
 from formats.scored import ScoredTable, empty
 from lm.base import space_after_of
 from lm.errors import FieldError
@@ -101,8 +101,9 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
         missing = [t for t in tasks if not store.has(job, t.key)]
         run.shards, run.kept, run.scored = (run.shards + len(tasks), run.kept + len(tasks) - len(missing),
                                             run.scored + len(missing))
-        log.info(f"{job.spec.name}: {len(tasks) - len(missing)} of {len(tasks)} shards finished earlier "
-                 f"(kept), {len(missing)} to score")
+        if store.resumed:   # a fresh run has nothing kept to speak of
+            log.info(f"{job.spec.name}: {len(tasks) - len(missing)} of {len(tasks)} shards finished earlier "
+                     f"(kept), {len(missing)} to score")
         _score_missing(job, missing, len(kept_items), executor, store)
         executor.release(job)
         counts, notes = _records(job, tasks, v, [v.oov[i] for i in keep], [v.pieces_differ[i] for i in keep],
@@ -126,8 +127,7 @@ def _score_missing(job: ModelJob, missing: Sequence[ShardTask], total: int, exec
                    store: ShardStore) -> None:
     """Score the missing shards, each written to ``store`` as it completes."""
     done = total - sum(len(t.items) for t in missing)
-    bar = tqdm(total=total, initial=done, desc=f"scoring {job.spec.name}", unit="item",
-               disable=not log.isEnabledFor(logging.INFO))
+    bar = progress(log, total=total, initial=done, desc=f"scoring {job.spec.name}", unit="item")
 
     def on_done(task: ShardTask, result: ShardResult) -> None:
         store.save_shard(job, task, result)

@@ -138,11 +138,13 @@ def _digest(*parts: str) -> str:
 class ShardStore:
     """The work directory ``OUT.partial`` of one score run (create it with
     :meth:`open`): finished shards and vocabulary records, one ``.npz`` each, written
-    atomically; ``run.json``, what the run read (to say why old shards no longer match)."""
+    atomically; ``run.json``, what the run read (to say why old shards no longer match).
+    ``resumed``: the directory is an earlier run's (what it kept is worth saying)."""
 
-    def __init__(self, directory: Path, record: dict):
+    def __init__(self, directory: Path, record: dict, resumed: bool = False):
         self.directory = directory
         self.record = record
+        self.resumed = resumed
         self.previous: dict = {}
 
     @classmethod
@@ -153,7 +155,7 @@ class ShardStore:
             raise AgreeError(f"{work} exists and was not made by `agree score`; move it away "
                              "or choose another output directory")
         made = not work.exists()
-        store = cls(work, record)
+        store = cls(work, record, resumed=not made)
         try:
             work.mkdir(parents=True, exist_ok=True)
             (work / WORK_MARKER).write_text("agree score work directory\n", encoding="utf-8")

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from tqdm import tqdm
 
+from formats.progress import progress
 from formats.testsets.blimp import split_words
 from formats.testsets.sgformula import evaluate
 
@@ -91,8 +91,7 @@ def evaluate_suites(suites: Sequence[tuple[str, object]], scorers, groups: dict 
     out: list[PredictionOutcome] = []
     for scorer in scorers:
         logps: list[np.ndarray] = []
-        bar = tqdm(total=len(sentences), desc=f"SyntaxGym regions {scorer.name}", unit="sentence",
-                   disable=not log.isEnabledFor(logging.INFO))
+        bar = progress(log, total=len(sentences), desc=f"SyntaxGym regions {scorer.name}", unit="sentence")
         for start in range(0, len(sentences), chunk_size):
             logps += scorer.word_logprobs(sentences[start:start + chunk_size])
             bar.update(min(chunk_size, len(sentences) - start))
