@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agreement.scoring.executors import InProcessExecutor, make_executor
-from agreement.scoring.score_dir import ScoreOptions, score_to_dir
+from agreement.score_dir import ScoreOptions, score_to_dir
 from agreement.scoring.shards import SHARD_SIZE, WORK_MARKER
 from conftest import run_agree
 from formats.items import write_items

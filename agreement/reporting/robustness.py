@@ -68,6 +68,12 @@ def _row(aspect, group, base, severity, model, label, count: Count) -> dict:
             "ci_low": 100.0 * lo, "ci_high": 100.0 * hi, "undecidable": count.ties}
 
 
+def perturbed(results: Results) -> bool:
+    """Whether any condition is a perturbation with a severity (``ASPECT:SEVERITY``): the
+    report then has robustness rows, robustness.tsv and robustness.png."""
+    return any(":" in c for c in results.conditions)
+
+
 def robustness_table(results: Results) -> list[dict]:
     """One row per (aspect, pos_group, base, severity, model); see the module docstring."""
     points: dict[tuple, Count] = {}

@@ -17,6 +17,7 @@ A TESTSET argument is detected by asking each format in this order
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -67,12 +68,16 @@ def _expected(path: Path) -> str:
 
 
 @names_undecodable
-def load_testset(path: str | os.PathLike, fmt: str = "auto", **options) -> TestSet:
-    """Detect (or take ``fmt``) and read one TESTSET argument; ``options`` (such as
-    ``lang``) go to the reader."""
+def load_testset(path: str | os.PathLike, fmt: str = "auto", *, label: str | None = None,
+                 **options) -> TestSet:
+    """Detect (or take ``fmt``) and read one TESTSET argument, once: the test set knows
+    the files it was read from (``files``). ``label``: its name in the scored rows
+    (default: ``path`` as given); ``options`` (such as ``lang``) go to the reader."""
     kind, target = detect_testset(path, fmt)
+    reader = get_format(kind)
     with no_cyclic_gc():
-        return get_format(kind).read(target, str(path), **options)
+        ts = reader.read(target, str(path) if label is None else label, **options)
+    return dataclasses.replace(ts, files=tuple(reader.files(target)))
 
 
 __all__ = ["FORMATS", "TestSet", "TestSetFormat", "detect_testset", "load_testset", "testset_files",
