@@ -297,7 +297,7 @@ class ShardStore:
         if changed:
             return (f"the test set changed since they were scored ({', '.join(changed[:3])}: "
                     f"sha256 differs{', ...' if len(changed) > 3 else ''})")
-        return "the items differ (another method, --require-in-vocab or other test-set options)"
+        return "the items differ (another method, require_in_vocab or other options of the test sets)"
 
     def shard_count(self) -> int:
         return sum(1 for p in self.directory.glob("*/*.npz") if not p.name.startswith("vocab-"))

@@ -113,7 +113,7 @@ def load_testsets(run: RunContext, testsets: Sequence[str], options: ScoreOption
                                 options.method))
         log.info(f"{sets[-1].label}: {sets[-1].kind} test set, {len(sets[-1].items)} items")
     for ts in sets:
-        for note in ts.notes:   # pairs a reader skipped: seen even with --quiet
+        for note in ts.notes:   # pairs a reader skipped: a warning, shown even when info lines are not
             log.warning(f"Warning: {note}")
         for note in ts.info:
             log.info(note)
@@ -129,9 +129,9 @@ def _for_method(ts: TestSet, method: str) -> TestSet:
     notes = [n for n in [multiword_note(ts.label, ts.items, method)] if n]
     kept, skipped = split_for_method(ts.items, method)
     if skipped:
-        notes.append(f"{ts.label}: {skipped} of {len(ts.items)} pairs skipped by --method target "
+        notes.append(f"{ts.label}: {skipped} of {len(ts.items)} pairs skipped by the target method "
                      "(they differ in more than one word, or BLiMP marks them not one-prefix; "
-                     "--method sentence scores them)")
+                     "the sentence method scores them)")
         if not kept:
             raise AgreeError(f"{literal(ts.label)}: no pair can be scored with {{method}} target "
                              f"({skipped} skipped); use {{method}} sentence", fields=True)
