@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from formats.errors import AgreeError
+from formats.errors import AgreeError, names_undecodable
 from formats.tsv import checked_rows
 from formats.scored import ScoredTable
 
@@ -44,6 +44,7 @@ def is_blimp_humans(path: str | os.PathLike) -> bool:
     return "Condition" in header and "total_mean" in header
 
 
+@names_undecodable
 def read_blimp_humans(path: str | os.PathLike) -> dict[str, tuple[float, int]]:
     """paradigm -> (share of raters agreeing with the label, pairs rated)."""
     path = Path(path)
@@ -60,6 +61,7 @@ def read_blimp_humans(path: str | os.PathLike) -> dict[str, tuple[float, int]]:
     return out
 
 
+@names_undecodable
 def read_reference(path: str | os.PathLike) -> dict[str, dict[str, float]]:
     """models_summary.jsonl: model label -> paradigm -> accuracy (0..1)."""
     path = Path(path)

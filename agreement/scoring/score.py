@@ -243,7 +243,11 @@ def score_testsets(testsets: Sequence[TestSet], specs: Sequence[ModelSpec] = (),
     score the test sets (default :func:`score_in_process`: loaded and scored here;
     :class:`agreement.scoring.sharded.ShardedScoring` hands shards to an executor), called
     as :func:`score_in_process` is. SyntaxGym suites' own predictions are evaluated too
-    (:func:`suite_predictions`)."""
+    (:func:`suite_predictions`). ``require_in_vocab`` needs models: a .tab's columns
+    have no vocabulary to require."""
+    if require_in_vocab and not specs:
+        raise AgreeError("{require_in_vocab} needs a model with a vocabulary ({models}); "
+                         "the model columns of a paper .tab ({from_outputs}) have none", fields=True)
     check_unique_items(testsets)
     scored = (score_models or score_in_process)(testsets, specs, require_in_vocab=require_in_vocab,
                                                 method=method, on_words=on_words, **load_options)
