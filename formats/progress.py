@@ -44,8 +44,9 @@ def _is_terminal(stream) -> bool:
 
 
 class ProgressLines:
-    """Progress as log lines: ``desc: n/total unit (p%), r unit/s`` at most every
-    :data:`LINE_EVERY` seconds, and ``desc: n unit in s`` at the end when a line was said."""
+    """Progress as log lines: ``desc: n of total (p%), r unit/s`` at most every
+    :data:`LINE_EVERY` seconds while the loop runs, and ``desc: n done in s s`` at its end
+    when a line was said."""
 
     def __init__(self, log: logging.Logger, *, desc: str, total: float | None, unit: str, initial: float = 0,
                  unit_scale: bool = False):
@@ -58,7 +59,7 @@ class ProgressLines:
     def update(self, n: float = 1) -> None:
         self.n += n
         now = time.monotonic()
-        if now - self.last >= LINE_EVERY:
+        if now - self.last >= LINE_EVERY and not (self.total and self.n >= self.total):   # the end says itself
             self.last, self.said = now, True
             self.log.info(self._line(now))
 
@@ -70,7 +71,7 @@ class ProgressLines:
 
     def _line(self, now: float) -> str:
         n, total = _count(self.n, self.scale), _count(self.total, self.scale)
-        done = f"{n}/{total} {self.unit}" if self.total else f"{n} {self.unit}"
+        done = f"{n} of {total}" if self.total else n
         if self.total:
             done += f" ({100 * self.n / self.total:.0f}%)"
         rate = (self.n - self.start_n) / max(now - self.started, 1e-9)
@@ -79,7 +80,7 @@ class ProgressLines:
     def close(self) -> None:
         if self.said:   # a loop long enough to be reported ends with its total
             self.said = False
-            self.log.info(f"{self.desc}: {_count(self.n, self.scale)} {self.unit} in {time.monotonic() - self.started:.1f} s"
+            self.log.info(f"{self.desc}: {_count(self.n, self.scale)} done in {time.monotonic() - self.started:.1f} s"
                           + (f", {self.postfix}" if self.postfix else ""))
 
     def __enter__(self) -> "ProgressLines":

@@ -90,8 +90,8 @@ def test_progress_is_lines_in_a_file_and_a_bar_on_a_terminal(monkeypatch):
         bar.update(2)
         bar.update(2)
     lines = to_file.getvalue().splitlines()
-    assert lines[0].startswith("scoring m: 2/4 item (50%), ") and lines[0].endswith(" item/s")
-    assert lines[-1].startswith("scoring m: 4 item in ") and "\r" not in to_file.getvalue()
+    assert lines[0].startswith("scoring m: 2 of 4 (50%), ") and lines[0].endswith(" item/s")
+    assert len(lines) == 2 and lines[1].startswith("scoring m: 4 done in ") and "\r" not in to_file.getvalue()
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     with progress(log, total=4, desc="scoring m", unit="item") as bar:

@@ -22,7 +22,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -94,9 +94,11 @@ class VocabResult:
 def items_digest(items: Iterable[Item]) -> str:
     """sha256 of the items as a scorer reads them (every field, ``extra`` included)."""
     h = hashlib.sha256()
+    names = None
     for it in items:
-        fields = {k: v for k, v in asdict(it).items() if k != "extra"}
-        h.update(json.dumps([fields, it.extra], sort_keys=True, default=repr,
+        names = names or [f.name for f in fields(it) if f.name != "extra"]
+        # the fields as they are (str, int, tuples of them): what asdict gives, without its deep copy
+        h.update(json.dumps([{k: getattr(it, k) for k in names}, it.extra], sort_keys=True, default=repr,
                             ensure_ascii=False).encode("utf-8"))
         h.update(b"\n")
     return h.hexdigest()
