@@ -113,3 +113,16 @@ def test_a_short_loop_says_nothing_in_a_file(monkeypatch):
     with progress(logging.getLogger("lm.anything"), total=3, desc="reading", unit="B", unit_scale=True) as bar:
         bar.update(3)
     assert to_file.getvalue() == ""
+
+
+def test_the_seed_travels_in_the_run_context(tmp_path):
+    """--seed becomes RunContext.seed at the edge, and the verbs read it from there (the
+    command passes no seed of its own): the manifest records the run's seed."""
+    from lm.corpus.prepare import corpus_to_dir
+
+    r = _corpus(tmp_path, "--seed", "7", "-q")
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "c" / "manifest.json").read_text())["parameters"]["seed"] == 7
+    corpus_to_dir(RunContext("corpus", out=tmp_path / "lib", seed=8), [tmp_path / "t.txt"], "en", max_unk=1)
+    assert json.loads((tmp_path / "lib" / "manifest.json").read_text())["parameters"]["seed"] == 8
+    assert RunContext("corpus").seed == 1111      # --seed's default

@@ -3,9 +3,9 @@ every condition sentence of every item is scored word by word; a region's surpri
 the sum (the suite's ``metric``; or the mean) of its words' surprisals in **bits**
 (-log2 P, SyntaxGym's unit, which matters only for formulas with constants); a
 prediction holds for an item when its formula (:mod:`formats.testsets.sgformula`) is
-true of those region surprisals. Accuracy is per prediction, item by item, and for all
-of a suite's predictions at once (an item counts when every prediction holds), as
-SyntaxGym reports a suite.
+true of those region surprisals. The report's accuracies (per prediction, and for all
+of a suite's predictions at once, as SyntaxGym reports a suite) are
+:mod:`agreement.reporting.predictions`'.
 
 A region's words are its content split on whitespace; the sentence-final punctuation
 the minimal-pair readers split off the last word stays with the last region. Words the
