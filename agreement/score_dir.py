@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from formats.humans import read_humans
 from formats.published import (humans_figures, is_blimp_humans, read_blimp_humans, read_reference,
                                reference_figures)
 from formats.run import RunContext
+from formats.scored import ScoredTable
 from formats.testsets import TestSet
 from lm.load import parse_model_specs, split_model_value
 
@@ -66,21 +67,34 @@ def score_to_dir(run: RunContext, testsets: Sequence[str], models: Sequence[str]
                              shard_size=options.shard_size)
     with sharded, run.output_dir([*testsets, options.humans, options.reference, *model_paths]) as tmp:
         sets = load_testsets(run, testsets, options)
-        humans, shares, reference = _read_judgments(run, options, sets)   # checked before any scoring
+        judged = _read_judgments(run, options, sets)   # read (and checked) before any scoring
         scoring = score_into(tmp, sets, parse_model_specs(models, run.root), options, sharded)
-        results = write_report(
-            tmp, scoring, rng=np.random.default_rng(run.seed), humans=humans, curve=plan,
-            paradigm_humans=humans_figures(shares, scoring.table, options.humans) if shares else None,
-            reference=reference_figures(reference, scoring.table, options.reference) if reference else None)
+        results = write_report(tmp, scoring, rng=np.random.default_rng(run.seed), humans=judged.humans,
+                               curve=plan, **judged.published(scoring.table, options))
         run.write_manifest(tmp, _inputs(run, scoring, options), _parameters(run, scoring, options),
                            counts=_counts(scoring, results), scoring=scoring.conventions,
                            execution=sharded.describe())
     return ScoreRun(results, scoring, main_table(results))
 
 
-def _read_judgments(run: RunContext, options: ScoreOptions, sets: Sequence[TestSet]):
-    """The human and published files, read before scoring: (per-item judgments or None,
-    BLiMP's per-paradigm human shares or None, published accuracies or None)."""
+@dataclass(frozen=True)
+class _Judgments:
+    """A run's human and published files as read: per-item judgments, BLiMP's per-paradigm
+    human shares (paradigm -> (share, pairs rated)), published per-paradigm accuracies
+    (label -> paradigm -> accuracy); each None when not given."""
+    humans: HumanIndex | None = None
+    shares: Mapping[str, tuple[float, int]] | None = None
+    reference: Mapping[str, Mapping[str, float]] | None = None
+
+    def published(self, scored: ScoredTable, options: ScoreOptions) -> dict:
+        """The per-paradigm figures joined to the constructions scored (write_report's arguments)."""
+        return {"paradigm_humans": humans_figures(self.shares, scored, options.humans) if self.shares else None,
+                "reference": reference_figures(self.reference, scored, options.reference) if self.reference else None}
+
+
+def _read_judgments(run: RunContext, options: ScoreOptions, sets: Sequence[TestSet]) -> _Judgments:
+    """The human and published files, read before scoring (a file that cannot be read stops
+    the run before any model is loaded)."""
     humans, index, shares = run.path(options.humans), None, None
     if humans is not None and is_blimp_humans(humans):
         shares = read_blimp_humans(humans)   # per paradigm: joined after scoring
@@ -89,7 +103,7 @@ def _read_judgments(run: RunContext, options: ScoreOptions, sets: Sequence[TestS
         n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
         log.info(f"{humans}: {len(index)} judged items, {n} test items matched")
     reference = read_reference(run.path(options.reference)) if options.reference else None
-    return index, shares, reference
+    return _Judgments(index, shares, reference)
 
 
 def _inputs(run: RunContext, scoring: Scoring, options: ScoreOptions) -> list[str]:
