@@ -70,7 +70,7 @@ def score_to_dir(run: RunContext, testsets: Sequence[str], models: Sequence[str]
         judged = _read_judgments(run, options, sets)   # read (and checked) before any scoring
         scoring = score_into(tmp, sets, parse_model_specs(models, run.root), options, sharded)
         results = write_report(tmp, scoring, rng=np.random.default_rng(run.seed), humans=judged.humans,
-                               curve=plan, **judged.published(scoring.table, options))
+                               curve=plan, **judged.published(scoring.table))
         run.write_manifest(tmp, _inputs(run, scoring, options), _parameters(run, scoring, options),
                            counts=_counts(scoring, results), scoring=scoring.conventions,
                            execution=sharded.describe())
@@ -81,15 +81,18 @@ def score_to_dir(run: RunContext, testsets: Sequence[str], models: Sequence[str]
 class _Judgments:
     """A run's human and published files as read: per-item judgments, BLiMP's per-paradigm
     human shares (paradigm -> (share, pairs rated)), published per-paradigm accuracies
-    (label -> paradigm -> accuracy); each None when not given."""
-    humans: HumanIndex | None = None
-    shares: Mapping[str, tuple[float, int]] | None = None
-    reference: Mapping[str, Mapping[str, float]] | None = None
+    (label -> paradigm -> accuracy), each None when not given; ``sources``: the humans and
+    reference files as given."""
+    humans: HumanIndex | None
+    shares: Mapping[str, tuple[float, int]] | None
+    reference: Mapping[str, Mapping[str, float]] | None
+    sources: tuple[str | None, str | None]
 
-    def published(self, scored: ScoredTable, options: ScoreOptions) -> dict:
+    def published(self, scored: ScoredTable) -> dict:
         """The per-paradigm figures joined to the constructions scored (write_report's arguments)."""
-        return {"paradigm_humans": humans_figures(self.shares, scored, options.humans) if self.shares else None,
-                "reference": reference_figures(self.reference, scored, options.reference) if self.reference else None}
+        humans, reference = self.sources
+        return {"paradigm_humans": humans_figures(self.shares, scored, humans) if self.shares else None,
+                "reference": reference_figures(self.reference, scored, reference) if self.reference else None}
 
 
 def _read_judgments(run: RunContext, options: ScoreOptions, sets: Sequence[TestSet]) -> _Judgments:
@@ -103,7 +106,7 @@ def _read_judgments(run: RunContext, options: ScoreOptions, sets: Sequence[TestS
         n = check_coverage(index, [it for ts in sets for it in ts.items], humans)
         log.info(f"{humans}: {len(index)} judged items, {n} test items matched")
     reference = read_reference(run.path(options.reference)) if options.reference else None
-    return _Judgments(index, shares, reference)
+    return _Judgments(index, shares, reference, (options.humans, options.reference))
 
 
 def _inputs(run: RunContext, scoring: Scoring, options: ScoreOptions) -> list[str]:
