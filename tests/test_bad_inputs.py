@@ -59,8 +59,8 @@ def base(tmp_path_factory) -> Path:
     (root / "pairs").mkdir()
     write_items(root / "pairs" / "items.tsv", PAIRS)          # forms the tiny LSTMs know
     for name, seed in (("lstm", 1), ("lstm2", 2)):   # two tiny LSTMs of one shape: a foreign model.pt
-        train_lm_to_dir(RunContext("train-lm", out=root / name), [root / "corpus"], arch="lstm", size="small", emb_size=8, hidden_size=8,
-                        batch_size=4, bptt=8, max_steps=2, threads=1, seed=seed)
+        train_lm_to_dir(RunContext("train-lm", out=root / name, seed=seed), [root / "corpus"], arch="lstm", size="small",
+                        emb_size=8, hidden_size=8, batch_size=4, bptt=8, max_steps=2, threads=1)
     return root
 
 

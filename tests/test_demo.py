@@ -15,7 +15,7 @@ from formats.run import RunContext
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo") / "demo-out"
-    return run_demo(RunContext("demo", out=out), demo_config("tiny", seed=1111, quiet=True))
+    return run_demo(RunContext("demo", out=out), demo_config("tiny", seed=1111))
 
 
 @pytest.mark.slow
@@ -100,7 +100,7 @@ def test_a_failing_step_leaves_no_output(tmp_path):
     from agreement.errors import AgreeError
 
     with pytest.raises(AgreeError, match="sizes must be positive"):
-        run_demo(RunContext("demo", out=tmp_path / "out"), demo_config("tiny", quiet=True, sentences=0))
+        run_demo(RunContext("demo", out=tmp_path / "out"), demo_config("tiny", sentences=0))
     assert not (tmp_path / "out").exists() and not list(tmp_path.iterdir())
 
 
@@ -109,7 +109,7 @@ def test_a_treebank_without_items_is_a_clear_error(tmp_path):
     from agreement.errors import AgreeError
     from agreement.demo.synthlang import GrammarConfig
 
-    config = demo_config("tiny", quiet=True, sentences=5,
+    config = demo_config("tiny", sentences=5,
                          grammar=GrammarConfig(p_subject_pp=0, p_subject_rc=0, p_coordination=0))
     with pytest.raises(AgreeError, match=r"the generated treebank \(5 sentences\) gave no agreement items"):
         run_demo(RunContext("demo", out=tmp_path / "out"), config)
@@ -125,28 +125,23 @@ def test_timings_are_kept_beside_the_report(tiny):
 
 
 def _scored_fixture(tmp_path, outcomes):
-    """A test set of original items (one attractor each) and nonce variants, and a
-    scored items.tsv where model m is right on the first outcomes[m][cond] items;
-    returns the report's results of them."""
+    """A test set of original items (one attractor each) and nonce variants, and scored
+    rows where model m is right on the first outcomes[m][cond] items; returns the
+    report's results of them."""
     from agreement.reporting.demo_report import ReportInputs, demo_results
-    from formats.items import Item, write_items
-    from formats.scored import write_scored
+    from formats.items import Item
     from tests.scored_rows import row, table
 
-    items, scored = [], []
+    scored = []
     for i in range(100):
         for variant in (0, 1):
             it = Item(f"s{i}", variant, "NOUN NOUN VERB", "L", ("The", "dog", "near", "the", "cats", "runs"),
                       ("DET", "NOUN", "ADP", "DET", "NOUN", "VERB"), ("_",) * 6, "runs", "run", "run",
                       "Sing", 1, 5, 1, False, "original" if variant == 0 else "nonce")
-            items.append(it)
             for model, right in outcomes.items():
                 ok = i < right["original" if variant == 0 else "nonce"]
                 scored.append(row(it, model, model, model, -1.0, -2.0 if ok else -0.5, testset="t"))
-    write_items(tmp_path / "items.tsv", items)
-    write_scored(tmp_path / "scored.tsv", table(scored))
-    inputs = ReportInputs(tmp_path / "scored.tsv", tmp_path / "items.tsv", tmp_path, MODELS)
-    return demo_results(inputs)[0]
+    return demo_results(ReportInputs(table(scored), tmp_path, MODELS))[0]
 
 
 def test_finding_is_computed_from_the_figures(tmp_path):

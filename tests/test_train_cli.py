@@ -52,6 +52,17 @@ def test_trains_and_writes_manifest(corpus, tmp_path):
     assert (out / "model.pt").is_file() and not (tmp_path / "m.partial").exists()
 
 
+def test_each_line_of_the_lm_layer_once(corpus, tmp_path):
+    """The lm layer's lines go through the one logging setup, one line each (not also
+    through a second handler), and no progress bar's carriage returns reach a file."""
+    r = run(corpus, "--arch", "lstm", "--max-steps", "3", *[a for a in TINY if a != "--quiet"],
+            "--out", tmp_path / "m")
+    assert r.exit_code == 0, r.output
+    epoch_lines = [line for line in r.stderr.splitlines() if line.startswith("epoch 1")]
+    assert len(epoch_lines) == 1 and r.stderr.count("training ") == 1
+    assert "\r" not in r.stderr
+
+
 @pytest.mark.parametrize("args, message", [
     (["--arch", "kn5", "--hidden", "10"], "Error: --arch kn5 does not take --hidden\n"),
     (["--arch", "kn5", "--epochs", "3"], "Error: --arch kn5 does not take --epochs\n"),

@@ -19,7 +19,7 @@ SCALES = ("tiny", "default")
               help="The former name of --scale.")
 @quiet_option
 @pass_run("demo")
-def demo(run, seed, size, old_size):
+def demo(run, size, old_size):
     """Run the whole study on a generated language.
 
     Run the whole study on a language the project generates itself (nothing is
@@ -37,5 +37,5 @@ def demo(run, seed, size, old_size):
     """
     from agreement.demo.run import demo_config, run_demo  # lazy: the whole pipeline loads only when it runs
 
-    result = run_demo(run, demo_config(old_size or size, seed=seed, quiet=run.quiet))
+    result = run_demo(run, demo_config(old_size or size, seed=run.seed))
     click.echo(result.table, nl=False)

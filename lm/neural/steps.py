@@ -36,15 +36,15 @@ class Objective(nn.Module):
 class StopFlag:
     """SIGINT/SIGTERM -> finish the batch, checkpoint, stop; a second signal stops at once."""
 
-    def __init__(self, quiet: bool):
-        self.set, self.quiet, self._old = False, quiet, {}
+    def __init__(self, announce: bool = True):
+        self.set, self.announce, self._old = False, announce, {}
         self.signum = signal.SIGINT      # the signal that set the flag (SIGTERM exits 143)
 
     def _handle(self, signum, frame):
         if self.set:
             raise interrupt_for(signum)
         self.set, self.signum = True, signum
-        if not self.quiet:
+        if self.announce:   # one process says it (logging decides whether it is shown)
             log.info("\nstopping after this batch and saving a checkpoint "
                      "(press Ctrl-C again to stop at once, without one)")
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -43,8 +42,8 @@ from typing import Callable
 
 import torch
 from torch import nn
-from tqdm import tqdm
 
+from formats.progress import progress
 from formats.resources import human_count
 from lm.neural.budget import check_training_memory, device_memory
 from lm.neural.checkpoint import Progress, check_finite, load_checkpoint, save_model, write_config, write_log
@@ -106,8 +105,7 @@ def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: Train
     try:
         with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else []):
             training = _Training.set_up(corpus, out_dir, config, options, resume, device, info,
-                                        quiet=not log.isEnabledFor(logging.INFO), on_step=on_step,
-                                        on_snapshot=on_snapshot)
+                                        on_step=on_step, on_snapshot=on_snapshot)
             return training.run(lang)
     finally:
         torch.set_num_threads(old_threads)
@@ -135,7 +133,6 @@ class _Training(Persistence):
     scored: torch.Tensor             # (E, Lv) which validation targets it scores
     starts: list                     # window starts in the training rows
     n_train: int                     # training tokens (all processes)
-    quiet: bool = False
     on_step: Callable[[int], None] | None = None
     on_snapshot: Callable[[Path, dict], None] | None = None
 
@@ -213,7 +210,7 @@ class _Training(Persistence):
         p = self.progress
         if self.schedule is not None:
             self.snapshots = restore_series(self.out_dir, p.step, self.rank0)
-        if not self.quiet and self.rank0:
+        if self.rank0:
             log.info(f"resuming at epoch {p.epoch + 1}, batch {p.batch}, step {p.step}")
 
     def set_lr(self, lr: float) -> None:
@@ -228,7 +225,7 @@ class _Training(Persistence):
         self.started = time.monotonic() - p.elapsed
         self.objective.train()
         self.announce()
-        with StopFlag(self.quiet or not self.rank0) as stop:
+        with StopFlag(announce=self.rank0) as stop:
             while p.epoch < options.epochs and (self.max_steps is None
                                                 or p.step < self.max_steps):
                 if not self.epoch(stop):
@@ -247,7 +244,7 @@ class _Training(Persistence):
     def announce(self) -> None:
         """How much training lies ahead, said before it starts (the progress bars show
         one epoch at a time): the steps planned and their tokens."""
-        if self.quiet or not self.rank0:
+        if not self.rank0:
             return
         n, o = len(self.starts), self.options
         planned = o.epochs * n if self.max_steps is None else min(o.epochs * n, self.max_steps)
@@ -263,9 +260,8 @@ class _Training(Persistence):
             self.state = None
             p.loss_sum, p.loss_steps, p.tokens, p.train_time = 0.0, 0, 0, 0.0
         n = len(self.starts)
-        bar = tqdm(total=n, initial=p.batch, desc=f"epoch {p.epoch + 1}", unit="batch",
-                   file=sys.stderr, disable=self.quiet or not self.rank0, leave=False,
-                   dynamic_ncols=True)
+        bar = progress(log, total=n, initial=p.batch, desc=f"epoch {p.epoch + 1}", unit="batch", leave=False,
+                       show=self.rank0)
         self.t0 = time.perf_counter()
         try:
             for b in range(p.batch, n):
@@ -354,11 +350,8 @@ class _Training(Persistence):
                 save_model(self.model, self.config.to_dict(), self.out_dir)
         if self.rank0:
             write_log(self.out_dir, p.log)
-            if not self.quiet:
-                log.info(f"epoch {epoch_label}: step {p.step}, train ppl "
-                         f"{math.exp(min(train_loss, 700)):.1f}, "
-                         f"valid ppl {math.exp(min(loss, 700)):.2f}, "
-                         f"lr {p.lr:g}, {tps:.0f} tokens/s")
+            log.info(f"epoch {epoch_label}: step {p.step}, train ppl {math.exp(min(train_loss, 700)):.1f}, "
+                     f"valid ppl {math.exp(min(loss, 700)):.2f}, lr {p.lr:g}, {tps:.0f} tokens/s")
         return improved
 
     def tokens_seen(self) -> int:

@@ -83,8 +83,8 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
     settings = trainer.settings(size, {**options, "max_steps": max_steps, "epochs": epochs})
     if resume and not trainer.checkpointed:
         raise FieldError(f"{{arch}} {arch} does not take {{resume}}")
-    run = TrainRun(arch=arch, seed=seed, lang=lang or "", resume=resume,
-                   quiet=not log.isEnabledFor(logging.INFO), on_step=on_step, on_snapshot=on_snapshot)
+    run = TrainRun(arch=arch, seed=seed, lang=lang or "", resume=resume, on_step=on_step,
+                   on_snapshot=on_snapshot)
     if trainer.check is not None:
         trainer.function("check")(arch, settings, seed)   # refused before anything is written
     if trainer.checkpointed:
