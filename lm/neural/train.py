@@ -43,7 +43,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from formats.progress import progress
+from treebanks.progress import progress
 from formats.resources import human_count
 from lm.neural.budget import check_training_memory, device_memory
 from lm.neural.checkpoint import Progress, check_finite, load_checkpoint, save_model, write_config, write_log
