@@ -100,7 +100,7 @@ class DemoConfig:
 #: 2 x 64 LSTM learns every word's number from 64k tokens).
 PRESETS = {
     "default": {},   # the DemoConfig defaults
-    "tiny": dict(sentences=300, corpus_tokens=80_000, nonce=3, lstm_epochs=2, lstm_options=TINY_LSTM_OPTIONS,
+    "tiny": dict(sentences=300, corpus_tokens=80_000, nonce=3, lstm_epochs=4, lstm_options=TINY_LSTM_OPTIONS,
                  grammar=GrammarConfig(lexicon=0.25)),
 }
 
