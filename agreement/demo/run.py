@@ -52,22 +52,22 @@ LANG = "synth"   # a language code of its own: no language-specific rule applies
 #: the number of updates more than the tokens seen: it stays at chance, then within
 #: ~100 updates crosses to 97-100%, at an update that varies with the seed and the
 #: float path (learning curves, `agree score --curve`: 2 x 64, batch 4, between update
-#: 615 and 1,107 over 9 seeds; 2 x 128, batch 16, between 572 and 858 over 3 seeds, and
-#: at batch 8 between 693 and 924 for seeds 1111 and 2). So each budget is about twice
-#: the latest crossing seen (docs/reproducibility.md): tiny 4 epochs of 491 updates;
-#: default 2 epochs of 924 updates at batch 8 (a step of these sizes costs about its
-#: batch: 1.10x the training time of the 924 updates at batch 16 it replaces). Before:
-#: 982 and 924 updates, and the tiny LSTM stayed at chance for seeds 1111 and 5 on an
-#: AVX-512 CPU. The preset as it is (2 x 200, dropout 0.2, batch 32, 3 epochs of 240k
-#: tokens) reached 56%. The generated text has no rare constructions to overfit, so
-#: no dropout.
-#: One thread: these matrices are tiny (8 x 128), so a second thread gains ~15% on
+#: 615 and 1,107 over 9 seeds; 2 x 128, batch 16, between 572 and 924 over 3 seeds and
+#: two kernel sets). So each budget is about twice the latest crossing seen
+#: (docs/reproducibility.md): tiny 4 epochs of 491 updates, default 4 epochs of 462.
+#: Before: 2 epochs (982 and 924 updates), and the tiny LSTM stayed at chance for seeds
+#: 1111 and 5 on an AVX-512 CPU. Not batch 8 at the same cost (2 epochs, 1,848 updates):
+#: it crossed as early, but with torch's default kernels seed 1 fell back to chance
+#: after crossing. The preset as it is (2 x 200, dropout 0.2, batch 32, 3 epochs of
+#: 240k tokens) reached 56%. The generated text has no rare constructions to overfit,
+#: so no dropout.
+#: One thread: these matrices are tiny (16 x 128), so a second thread gains ~15% on
 #: an idle machine, and on a busy one its barriers spin while the other thread
 #: waits for a core: measured here, 150 updates took 7 s on one thread every time
 #: and 6 to 171 s on two. Training takes it as train-lm's ``threads``, scoring as
 #: score_to_dir's ``torch_threads``.
 THREADS = 1
-LSTM_OPTIONS = ("--hidden", "128", "--emb", "128", "--tied", "--dropout", "0", "--batch-size", "8",
+LSTM_OPTIONS = ("--hidden", "128", "--emb", "128", "--tied", "--dropout", "0", "--batch-size", "16",
                 "--threads", str(THREADS))
 TINY_LSTM_OPTIONS = ("--hidden", "64", "--emb", "64", "--tied", "--dropout", "0", "--batch-size", "4",
                      "--threads", str(THREADS))
@@ -92,7 +92,7 @@ class DemoConfig:
     sentences: int = 2000
     corpus_tokens: int = 300_000
     nonce: int = 9
-    lstm_epochs: int | None = 2
+    lstm_epochs: int | None = 4
     lstm_max_steps: int | None = None
     lstm_options: tuple[str, ...] = LSTM_OPTIONS
     kn_order: int = 5
@@ -101,7 +101,7 @@ class DemoConfig:
     grammar: GrammarConfig = field(default_factory=GrammarConfig)
 
 
-#: --scale presets. ``default``: about a minute on 2 CPU cores (the goal is under 10);
+#: --scale presets. ``default``: under two minutes on 2 CPU cores (the goal is under 10);
 #: ``tiny``: seconds, for the end-to-end test (a quarter of the lexicon, so that the
 #: 2 x 64 LSTM learns every word's number from 64k tokens).
 PRESETS = {
