@@ -165,6 +165,18 @@ def truncated_items(w):
     path.write_text("".join(lines))
 
 
+def paradigm_row(edit):
+    """bad_dir: an extract directory whose paradigms.tsv has its second row's fields
+    (form, lemma, upos, feats, count) changed by ``edit(fields) -> fields``."""
+    def setup(w):
+        make_extract_dir(w.bad_dir)
+        path = w.bad_dir / "paradigms.tsv"
+        lines = path.read_text().splitlines(True)
+        lines[2] = "\t".join(edit(lines[2].rstrip("\n").split("\t"))) + "\n"
+        path.write_text("".join(lines))
+    return setup
+
+
 def header_only(w):
     make_extract_dir(w.bad_dir)
     path = w.bad_dir / "items.tsv"
@@ -446,6 +458,15 @@ NONCE = [
       setup=items_file(b"item_id\tvariant\n\xff\xfe\n"), id="nonce-undecodable-items"),
     R("nonce", "from another version (missing columns", "{bad_dir} --out {out}",
       setup=items_file("item_id\tvariant\ttokens\n"), id="nonce-items-other-version"),
+    R("nonce", "paradigms.tsv:3: expected form, lemma, upos, feats, count", "{bad_dir} --out {out}",
+      setup=paradigm_row(lambda f: f[:4]), id="nonce-paradigms-short-row"),
+    R("nonce", "paradigms.tsv:3: empty form (a row is form, lemma, upos, feats, count, with feats _ when "
+      "there are none)", "{bad_dir} --out {out}", setup=paradigm_row(lambda f: ["", *f[1:]]),
+      id="nonce-paradigms-empty-form"),
+    R("nonce", "paradigms.tsv:3: empty lemma and upos (", "{bad_dir} --out {out}",
+      setup=paradigm_row(lambda f: [f[0], "", " ", *f[3:]]), id="nonce-paradigms-empty-fields"),
+    R("nonce", "paradigms.tsv:3: count 0: a row is an analysis the treebank has, seen at least once",
+      "{bad_dir} --out {out}", setup=paradigm_row(lambda f: [*f[:4], "0"]), id="nonce-paradigms-count-0"),
     R("nonce", "Invalid value for '--n'", "{ext} --n -1 --out {out}", 2, id="nonce-n-negative"),
     R("nonce", "Invalid value for '--ambiguity'", "{ext} --ambiguity 2 --out {out}", 2,
       id="nonce-ambiguity-2"),
