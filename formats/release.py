@@ -93,20 +93,22 @@ def split_item_id(item_id: str) -> tuple[str, str, str]:
 
 def release_row(item: Item, source: Source) -> dict:
     """One item (original or variant) as a release row (module docstring)."""
-    spacing, t = item.spacing, item.target_index
-    bad = list(item.tokens)
-    bad[t] = item.wrong
+    tokens, spacing, t = item.tokens, item.spacing, item.target_index
+    prefix = render(tokens[:t], spacing[:t])       # the two sentences differ at the target only
+    before = prefix + (" " if t and spacing[t - 1] else "")
+    after = (" " if t < len(tokens) - 1 and spacing[t] else "") + render(tokens[t + 1:], spacing[t + 1:])
     treebank, split, sent_id = split_item_id(item.item_id)
     return {
         "attractors": item.attractors, "cue": item.tokens[item.cue_index], "cue_index": item.cue_index,
         "distance": item.distance, "feature": item.feature, "item_id": item.item_id, "language": source.language,
         "lemma": item.lemma, "license": source.licences.get(treebank, "unknown"),
         "one_prefix_method": item.scoring != "sentence",
-        "one_prefix_prefix": render(item.tokens[:t], spacing[:t]), "one_prefix_word_bad": item.wrong,
+        "one_prefix_prefix": prefix, "one_prefix_word_bad": item.wrong,
         "one_prefix_word_good": item.correct, "perturbation": item.perturbation, "relation": item.relation,
-        "scoring": item.scoring or "target", "sentence_bad": render(bad, spacing), "sentence_good": item.text,
+        "scoring": item.scoring or "target", "sentence_bad": before + item.wrong + after,
+        "sentence_good": before + item.correct + after,
         "sentence_id": sent_id, "split": split, "target_index": t, "target_side": item.target_side,
-        "tokens": list(item.tokens), "treebank": treebank, "value": item.number, "variant": item.variant,
+        "tokens": list(tokens), "treebank": treebank, "value": item.number, "variant": item.variant,
         "wrong_source": item.wrong_source, "wrong_value": item.wrong_value,
     }
 

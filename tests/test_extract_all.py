@@ -162,7 +162,7 @@ class TestResume:
         assert sorted(p.name for p in partial.iterdir()) == [".agree-partial", "it"]   # mt left nothing
         r = run_agree(COMMAND, ud, "--out", out, "--exclude", "wo")
         assert r.exit_code == 0, r.output
-        assert "it: " in r.stderr and "kept (finished by an earlier run)" in r.stderr
+        assert "resuming the interrupted run in " in r.stderr and "kept (finished by an earlier run)" in r.stderr
         assert calls == ["it", "mt", "mt"] and not partial.exists()
         monkeypatch.setattr(batch, "_mine_into", real)
         run_agree(COMMAND, ud, "--out", tmp_path / "fresh", "--exclude", "wo", "-q")

@@ -53,7 +53,7 @@ from agreement.extraction.languages import Language, find_languages
 from agreement.extraction.relation_arcs import RELATION_FEATURES, RELATIONS
 from agreement.extraction.relations import RELATIONS_FILE, reason_text, write_relations
 from agreement.parallel import check_executor, run_tasks
-from formats.files import MANIFEST, atomic_output_dir, claim_output, commit_dir, make_tmp_dir
+from formats.files import atomic_output_dir, claim_output, commit_dir, is_output_of, make_tmp_dir
 from formats.items import ITEMS_FILE, write_items
 from formats.manifest import AGREE_VERSION, changed_outputs, describe_outputs, read_manifest, write_manifest
 from formats.release import PAIRS_FILE, PARQUET_FILE, Source, parquet_available, release_row, write_pairs
@@ -291,12 +291,14 @@ def _work_dir(target: Path, codes: Sequence[str]) -> Path:
     if work.exists() and not (work / PARTIAL_MARKER).is_file():
         raise AgreeError(f"{work} exists and was not made by `agree {COMMAND}`; move it away or choose "
                          f"another {{out}}", fields=True)
+    if work.exists():
+        log.info(f"resuming the interrupted run in {work}: the languages it finished are kept")
     work.mkdir(exist_ok=True)
     (work / PARTIAL_MARKER).write_text(f"agree {COMMAND} work directory\n", encoding="utf-8")
     carried = 0
     for code in codes:
         src, dst = target / code, work / code
-        if not dst.exists() and (src / MANIFEST).is_file():
+        if not dst.exists() and is_output_of(src, COMMAND):
             tmp = make_tmp_dir(dst)
             shutil.rmtree(tmp)
             shutil.copytree(src, tmp, copy_function=_link_or_copy)
@@ -362,11 +364,6 @@ def _finish(work: Path, codes: Iterable[str]) -> None:
     runs that are not in this one are removed (they are agree's own), and the marker."""
     keep = set(codes)
     for entry in work.iterdir():
-        if entry.is_dir() and entry.name not in keep and (entry / MANIFEST).is_file():
-            try:
-                ours = read_manifest(entry).get("command") == COMMAND
-            except (OSError, ValueError, AttributeError):
-                ours = False
-            if ours:
-                shutil.rmtree(entry)
+        if entry.is_dir() and entry.name not in keep and is_output_of(entry, COMMAND):
+            shutil.rmtree(entry)
     (work / PARTIAL_MARKER).unlink(missing_ok=True)
