@@ -3,7 +3,7 @@ languages, 65 treebanks): relation mining, nonce variants and the release writte
 all languages, run as a user runs it (a subprocess), with 1 and 2 workers, on a cold
 parse cache (empty: every treebank parsed) and a warm one. For each run: wall time,
 CPU time (user + system of the whole process tree), peak memory (the summed RSS of
-the process tree, sampled every 0.2 s; and the largest single process, ru_maxrss),
+the process tree, and the largest single process, sampled every 0.2 s),
 and the load average of the machine meanwhile.
 
 Baseline (the naive way, same machine, same cache): the per-language loop a user
@@ -20,6 +20,7 @@ their command line), and the index's totals are printed against issue 34's targe
 
     .venv/bin/python benchmarks/bench_languages.py                  # every run, ~40 min loaded
     .venv/bin/python benchmarks/bench_languages.py --only it,cs,mt --runs warm1,warm2,baseline
+    .venv/bin/python benchmarks/bench_languages.py --ud /path/to/ud-treebanks-v2.16
 """
 from __future__ import annotations
 
@@ -43,46 +44,48 @@ from agreement.extraction.batch import language_seed  # noqa: E402
 from agreement.extraction.languages import find_languages  # noqa: E402
 from formats.release_card import read_index  # noqa: E402
 
-UD = ROOT.parent / "shared" / "data" / "ud"
+UD = ROOT.parent / "shared" / "data" / "ud"   # --ud another
 AGREE = [sys.executable, "-m", "agreement.cli"]
 RUNS = ("cold1", "warm1", "cold2", "warm2", "baseline")
 SEED = 1111
 
 
-def tree_rss(pid: int) -> int:
-    """Bytes resident in process ``pid`` and its descendants now (0 when it is gone)."""
+def tree_rss(pid: int) -> tuple[int, int]:
+    """Bytes resident in process ``pid`` and its descendants now, and in the largest of
+    them ((0, 0) when it is gone)."""
     try:
         import psutil  # lazy: a benchmark's helper, not a dependency of agree
     except ImportError:
-        return 0
+        return 0, 0
     try:
         p = psutil.Process(pid)
         procs = [p, *p.children(recursive=True)]
     except psutil.Error:
-        return 0
-    total = 0
+        return 0, 0
+    sizes = []
     for q in procs:
         try:
-            total += q.memory_info().rss
+            sizes.append(q.memory_info().rss)
         except psutil.Error:
             pass
-    return total
+    return sum(sizes), max(sizes, default=0)
 
 
 def timed(commands: list[list[str]], env: dict) -> dict:
     """Run ``commands`` one after the other; wall and CPU seconds, peak tree RSS, load."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load0 = os.getloadavg()[0]
-    peak = 0
+    peak = largest = 0
     start = time.perf_counter()
     for cmd in commands:
         proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         done = threading.Event()
 
         def sample():
-            nonlocal peak
+            nonlocal peak, largest
             while not done.wait(0.2):
-                peak = max(peak, tree_rss(proc.pid))
+                tree, one = tree_rss(proc.pid)
+                peak, largest = max(peak, tree), max(largest, one)
         watcher = threading.Thread(target=sample, daemon=True)
         watcher.start()
         _, err = proc.communicate()
@@ -93,18 +96,18 @@ def timed(commands: list[list[str]], env: dict) -> dict:
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "peak_tree_mib": peak / 2 ** 20, "max_process_mib": after.ru_maxrss / 1024,
+    return {"wall": wall, "cpu": cpu, "peak_tree_mib": peak / 2 ** 20, "max_process_mib": largest / 2 ** 20,
             "load": (load0 + os.getloadavg()[0]) / 2}
 
 
-def batch_command(out: Path, workers: int, only: list[str]) -> list[str]:
-    return [*AGREE, "extract-all", str(UD), "--out", str(out), "--workers", str(workers), "--seed", str(SEED), "-q",
+def batch_command(ud: Path, out: Path, workers: int, only: list[str]) -> list[str]:
+    return [*AGREE, "extract-all", str(ud), "--out", str(out), "--workers", str(workers), "--seed", str(SEED), "-q",
             *(["--only", ",".join(only)] if only else [])]
 
 
-def baseline_commands(out: Path, only: list[str]) -> list[list[str]]:
+def baseline_commands(ud: Path, out: Path, only: list[str]) -> list[list[str]]:
     cmds = []
-    for lang in find_languages(UD, only).languages:
+    for lang in find_languages(ud, only).languages:
         dirs = sorted({str(t.directory) for t in lang.treebanks})
         ext, non = out / f"{lang.code}-extract", out / f"{lang.code}-nonce"
         cmds.append([*AGREE, "extract", *dirs, "--lang", lang.code, "--mode", "relations", "--out", str(ext), "-q"])
@@ -143,9 +146,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default="", help="language codes, comma-separated (default: all)")
     ap.add_argument("--runs", default=",".join(RUNS), help=f"which runs, in order (of {', '.join(RUNS)})")
+    ap.add_argument("--ud", type=Path, default=UD, help=f"the folder of treebanks (default {UD})")
     args = ap.parse_args(argv)
-    if not UD.exists():
-        print(f"bench_languages: {UD} is absent", file=sys.stderr)
+    ud = args.ud.resolve()
+    if not ud.exists():
+        print(f"bench_languages: {ud} is absent", file=sys.stderr)
         return 1
     only = [c for c in args.only.split(",") if c]
     runs = [r for r in args.runs.split(",") if r]
@@ -157,14 +162,14 @@ def main(argv=None) -> int:
             cold = name.startswith("cold")
             cache = scratch / f"cache-{name}" if cold else warm_cache
             if not cold and not warm_cache.exists():   # fill the warm cache first (not timed)
-                subprocess.run(batch_command(scratch / "fill", 2, only), env=_env(warm_cache), check=True, cwd=ROOT)
+                subprocess.run(batch_command(ud, scratch / "fill", 2, only), env=_env(warm_cache), check=True, cwd=ROOT)
                 shutil.rmtree(scratch / "fill")
             out = scratch / f"out-{name}"
             if name == "baseline":
                 out.mkdir()
-                results[name] = timed(baseline_commands(out, only), _env(cache))
+                results[name] = timed(baseline_commands(ud, out, only), _env(cache))
             else:
-                results[name] = timed([batch_command(out, int(name[-1]), only)], _env(cache))
+                results[name] = timed([batch_command(ud, out, int(name[-1]), only)], _env(cache))
                 digests[name] = digest(out)
                 if len(digests) == 1:
                     print(totals(out))

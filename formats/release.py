@@ -17,6 +17,7 @@ that every table breaks down by language.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from dataclasses import dataclass
@@ -132,12 +133,9 @@ PARQUET_BLOCK = 1 << 22
 
 
 def parquet_available() -> bool:
-    """Whether pyarrow can be imported (Parquet files are written only then)."""
-    try:
-        import pyarrow  # noqa: F401  (lazy: an optional dependency)
-    except ImportError:
-        return False
-    return True
+    """Whether pyarrow is installed (Parquet files are written only then). Found, not
+    imported: a run forks its worker processes after asking, and pyarrow starts threads."""
+    return importlib.util.find_spec("pyarrow") is not None
 
 
 def write_parquet(jsonl: str | os.PathLike, path: str | os.PathLike) -> None:

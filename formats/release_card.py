@@ -228,10 +228,11 @@ def _front_matter(card: ReleaseCard, with_items: list[IndexRow]) -> str:
     configs = [("all", f"*/{PAIRS_FILE}")] + [(r.language, f"{r.language}/{PAIRS_FILE}") for r in with_items]
     lines = ["---", "pretty_name: Agreement minimal pairs from Universal Dependencies", "license: other",
              "multilinguality: multilingual", "language:"]
-    lines += [f"- {r.language}" for r in with_items]
+    # quoted: YAML 1.1 (PyYAML, as datasets reads the card) takes a bare `no` (Norwegian) for false
+    lines += [f'- "{r.language}"' for r in with_items]
     lines += ["tags:", "- minimal-pairs", "- agreement", "- universal-dependencies", "configs:"]
     for name, files in configs:
-        lines += [f"- config_name: {name}", f'  data_files: "{files}"'] + (["  default: true"] if name == "all" else [])
+        lines += [f'- config_name: "{name}"', f'  data_files: "{files}"'] + (["  default: true"] if name == "all" else [])
     return "\n".join(lines) + "\n---\n\n"
 
 

@@ -14,7 +14,7 @@ from conftest import run_agree
 from formats.errors import AgreeError
 from formats.items import read_items
 from formats.release import FIELDS, Source, read_release, release_row, split_item_id
-from formats.release_card import read_index
+from formats.release_card import IndexRow, ReleaseCard, datasheet, read_index
 from formats.run import RunContext
 from formats.spacing import render
 from formats.testsets import detect_testset, load_testset
@@ -29,6 +29,11 @@ def release(tmp_path_factory):
     root = tmp_path_factory.mktemp("release")
     extract_languages(RunContext(COMMAND, out=root / "out"), ud_folder(root / "ud"), n=3, exclude=("wo",))
     return root / "out"
+
+
+def yaml_front_matter(card: str) -> dict:
+    yaml = pytest.importorskip("yaml", reason="PyYAML (a dependency of datasets and mkdocs) is not installed")
+    return yaml.safe_load(card.split("---\n")[1])
 
 
 def rows_of(path):
@@ -149,11 +154,18 @@ class TestCard:
         assert list(index[0])[-5:] == ["scored_by_sentence", "license", "noncommercial", "reason", "notes"]
         assert "subj_verb_number" in index[0] and "adj_noun_gender" in index[0]
         card = (release / "README.md").read_text()
-        assert card.startswith("---\npretty_name: ") and "- config_name: it\n  data_files: \"it/pairs.jsonl\"" in card
-        assert "- config_name: mt" not in card                      # no pairs, no config
+        assert card.startswith("---\npretty_name: ") and "- config_name: \"it\"\n  data_files: \"it/pairs.jsonl\"" in card
+        assert "- config_name: \"mt\"" not in card                      # no pairs, no config
+        assert yaml_front_matter(card)["configs"][1] == {"config_name": "it", "data_files": "it/pairs.jsonl"}
         assert "| it_toy | Italian (it) | UD_Italian-Toy |  | CC BY-NC-SA 4.0 | **NC** |" in card
         assert "| it_other | Italian (it) |" in card and "| CC BY-SA 4.0 |  |" in card
         assert "agree extract-all" in card and "seed 1111" in card
+
+    def test_norwegian_stays_a_string_in_the_front_matter(self):
+        row = IndexRow("no", "Norwegian", ("no_bokmaal",), 10, 3, 3, 27)
+        card = datasheet(ReleaseCard("ud", (row,), (), (), {}, "agree extract-all ud", "0", False))
+        meta = yaml_front_matter(card)
+        assert meta["language"] == ["no"] and meta["configs"][1]["config_name"] == "no"
 
     def test_datasheet_is_deterministic(self, release, tmp_path):
         extract_languages(RunContext(COMMAND, out=tmp_path / "again"), ud_folder(tmp_path / "ud"), n=3, exclude=("wo",))
