@@ -138,6 +138,29 @@ def write_datasheet(path: str | os.PathLike, card: ReleaseCard) -> None:
     Path(path).write_text(datasheet(card), encoding="utf-8", newline="")
 
 
+#: the datasheet's last sections (the same for every release)
+ENDING = """## Limitations
+
+- The pairs are as good as the treebanks' annotation: an agreement arc or a feature the
+  annotators got wrong gives a wrong pair. `relations.tsv` counts the arcs whose ends
+  disagree (annotation noise or real exceptions) for each language.
+- A wrong form is a form the treebanks of the language attest for the same lemma
+  and part of speech with the other value; small treebanks attest few forms, so many
+  agreeing arcs give no pair (`no_alternative` in `relations.tsv`).
+- Pairs whose target precedes its cue (`scoring` `sentence`) must be compared as whole
+  sentences: the prefix before the target holds no cue.
+- Nonce variants keep the grammar and drop the meaning: every content word is replaced by
+  a treebank word with the same part of speech and features.
+
+## Citation
+
+Universal Dependencies (de Marneffe, Manning, Nivre and Zeman 2021, *Computational
+Linguistics* 47(2)) and each treebank's own reference (its repository's README); the
+relation method follows MultiBLiMP (Jumelet, Weissweiler and Bisazza 2025), the nonce
+variants Gulordava et al. (2018, NAACL).
+"""
+
+
 def datasheet(card: ReleaseCard) -> str:
     with_items = [r for r in card.rows if r.items]
     items = sum(r.items for r in card.rows)
@@ -201,26 +224,7 @@ stricter one counts.
 
 {_without(card.rows)}
 
-## Limitations
-
-- The pairs are as good as the treebanks' annotation: an agreement arc or a feature the
-  annotators got wrong gives a wrong pair. `relations.tsv` counts the arcs whose ends
-  disagree (annotation noise or real exceptions) for each language.
-- A wrong form is a form the treebanks (or a UniMorph lexicon) attest for the same lemma
-  and part of speech with the other value; small treebanks attest few forms, so many
-  agreeing arcs give no pair (`no_alternative` in `relations.tsv`).
-- Pairs whose target precedes its cue (`scoring` `sentence`) must be compared as whole
-  sentences: the prefix before the target holds no cue.
-- Nonce variants keep the grammar and drop the meaning: every content word is replaced by
-  a treebank word with the same part of speech and features.
-
-## Citation
-
-Universal Dependencies (de Marneffe, Manning, Nivre and Zeman 2021, *Computational
-Linguistics* 47(2)) and each treebank's own reference (its repository's README); the
-relation method follows MultiBLiMP (Jumelet, Weissweiler and Bisazza 2025), the nonce
-variants Gulordava et al. (2018, NAACL).
-"""]
+{ENDING}"""]
     return "".join(parts)
 
 
