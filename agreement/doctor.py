@@ -63,6 +63,7 @@ EXTRA_USES = {
     "gguf": "score --model gguf:FILE --engine llama.cpp",
     "analysis": "analyze (noise ceiling, mixed effects, EW/MW)",
     "cluster": "score --executor ray",
+    "release": "extract-all: pairs.parquet beside pairs.jsonl",
     "vllm": "score with the vLLM engine (GPU)",
     "peers": "benchmarks/bench_peers.py (minicons, lm-evaluation-harness)",
     "test": "the test suite (make test)",

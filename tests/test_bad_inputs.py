@@ -44,6 +44,8 @@ def base(tmp_path_factory) -> Path:
     """Shared inputs, made once; every row checks they are unchanged afterwards."""
     root = tmp_path_factory.mktemp("inputs")
     toy_treebank(root / "tb")
+    (root / "ud" / "en_toy").mkdir(parents=True)            # a folder of treebanks, named as UD names them
+    shutil.copyfile(root / "tb" / "toy.conllu", root / "ud" / "en_toy" / "en_toy-ud-test.conllu")
     make_extract_dir(root / "ext")
     (root / "items").mkdir()
     write_items(root / "items" / "items.tsv", EN)
@@ -88,6 +90,7 @@ class Workspace:
         self.base, self.tmp = base, tmp
         self.tb = base / "tb" / "toy.conllu"
         self.tb_dir = base / "tb"
+        self.ud = base / "ud"
         self.ext = base / "ext"
         self.items = base / "items"
         self.corpus = base / "corpus"
@@ -350,6 +353,7 @@ def R(command, fragment, args, code=1, setup=None, id=None):
 #: the inputs each command is run on when a row is about --out alone
 PLAIN = {
     "extract": "{tb_dir}",
+    "extract-all": "{ud}",
     "nonce": "{ext}",
     "corpus": "{text} --lang en",
     "train-lm": "{corpus} --arch unigram",
@@ -361,7 +365,7 @@ PLAIN = {
     "analyze": "{scored} --no-mixed --n-boot 20",
 }
 #: an input directory of each command (for --out is / inside / containing an input)
-INPUT_DIR = {"extract": "tb_dir", "nonce": "ext", "corpus": None, "train-lm": "corpus",
+INPUT_DIR = {"extract": "tb_dir", "extract-all": "ud", "nonce": "ext", "corpus": None, "train-lm": "corpus",
              "score": "items", "perturb": "items", "export": "items", "swap-targets": "ext",
              "analyze": "scored"}
 
