@@ -7,7 +7,7 @@ PY ?= python3.11
 VENV := .venv
 DEMO_STAMP := $(VENV)/.agree-demo-installed
 TEST_STAMP := $(VENV)/.agree-test-installed
-SETUP_INPUTS := setup.cfg pyproject.toml constraints.txt scripts/setup.sh scripts/build_kenlm.sh
+SETUP_INPUTS := setup.cfg pyproject.toml constraints.txt scripts/setup.sh scripts/build_kenlm.sh scripts/build_llama_cpp.sh
 OUT ?= demo-out
 
 .PHONY: demo test setup setup-demo bench clean

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import importlib
-import logging
 import os
 import signal
 import sys
@@ -31,6 +30,7 @@ from lm.errors import Terminated, TrainingInterrupted
 #: command name -> (module, function). Order is the order of ``agree --help``.
 COMMANDS = {
     "extract": ("agreement.commands.extract", "extract"),
+    "extract-all": ("agreement.commands.extract_all", "extract_all"),
     "nonce": ("agreement.commands.nonce", "nonce"),
     "corpus": ("agreement.commands.corpus", "corpus"),
     "train-lm": ("agreement.commands.train", "train_lm"),
@@ -64,7 +64,6 @@ class AgreeGroup(click.Group):
         # handed to manifests through the context (no global sys.argv below the edge).
         args = list(sys.argv[1:] if args is None else args)
         extra.setdefault("obj", {"argv": args})
-        show_library_log()
         try:
             with sigterm_raises():
                 return super().main(args, *rest, **extra)
@@ -96,22 +95,6 @@ class AgreeGroup(click.Group):
             raise click.ClickException(f"input is not valid UTF-8 ({e.reason} at byte {e.start})") from None
         except OSError as e:
             raise click.ClickException(describe_os_error(e)) from None
-
-
-class _Echo(logging.Handler):
-    """A log record's message on stderr (the stream click sees now, as ``log`` writes)."""
-
-    def emit(self, record):
-        click.echo(self.format(record), err=True)
-
-
-def show_library_log() -> None:
-    """The ``lm`` layer's info lines on stderr, as its prints were (a minimal stand-in
-    for the one logging setup of the run context; installed once)."""
-    lm_log = logging.getLogger("lm")
-    if not any(isinstance(h, _Echo) for h in lm_log.handlers):
-        lm_log.addHandler(_Echo())
-        lm_log.setLevel(logging.INFO)
 
 
 def is_interrupt(e: BaseException) -> bool:

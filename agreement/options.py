@@ -12,7 +12,7 @@ import math
 import click
 
 from formats.resources import cpu_count
-from formats.run import RunContext, log_level
+from formats.run import DEFAULT_SEED, RunContext, log_level
 from lm.device import DEVICE_NAMES, check_device_name
 from lm.errors import LMError
 
@@ -54,14 +54,14 @@ def quiet_option(f):
 
 def pass_run(command: str):
     """Decorator of a command function (below its option decorators): the options
-    ``out``, ``force``, ``quiet`` and ``verbose`` become one :class:`RunContext`
-    (``run=``), built and started (logging set up) here, once; ``seed`` is copied
-    into it and still passed on."""
+    ``out``, ``force``, ``seed``, ``quiet`` and ``verbose`` become one :class:`RunContext`
+    (``run=``), built and started (logging set up) here, once; the library verbs read
+    the seed from it."""
     def decorate(f):
         @functools.wraps(f)
         def wrapper(*args, **kw):
             run = RunContext(command, out=kw.pop("out", None), force=kw.pop("force", False),
-                             argv=tuple(invocation_argv()), seed=kw.get("seed"),
+                             argv=tuple(invocation_argv()), seed=kw.pop("seed", DEFAULT_SEED),
                              level=log_level(kw.pop("quiet", False), kw.pop("verbose", False)))
             return f(*args, run=run.start(), **kw)
         return wrapper
@@ -127,9 +127,11 @@ SEED = Number(int, min=0, max=2 ** 32 - 1, why="the seeds numpy and sentencepiec
 CPUS = Number(int, min=1, max=cpu_count(), why="the CPUs this machine gives agree")
 #: Ray actors per model: a cluster may have more CPUs than this machine, so no CPU bound
 WORKERS = Number(int, min=1, max=100_000, why="Ray actors per model")
+#: tasks run at once (agree extract-all): processes here, or Ray tasks on a cluster of any size
+PARALLEL = Number(int, min=1, max=100_000, why="processes here or Ray tasks on a cluster")
 
 seed_option = click.option(
-    "--seed", type=SEED, default=1111, show_default=True,
+    "--seed", type=SEED, default=DEFAULT_SEED, show_default=True,
     help="Random seed (0 to 4294967295); the same seed gives byte-identical output.")
 
 

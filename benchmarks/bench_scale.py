@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from agreement.scoring.executors import InProcessExecutor, RayExecutor
-from agreement.scoring.score_dir import ScoreOptions, score_to_dir
+from agreement.score_dir import ScoreOptions, score_to_dir
 from formats.run import RunContext
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"

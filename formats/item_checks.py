@@ -32,4 +32,10 @@ def item_problem(item) -> str | None:
                 "(the columns are out of step)")
     if item.variant < 0 or item.attractors < 0:
         return "a negative variant or attractor count"
+    if item.scoring not in ("", "target", "sentence"):
+        return f"scoring {item.scoring!r} is not one of target, sentence"
+    if item.relation and item.target_index < item.cue_index and item.scoring != "sentence":
+        # the prefix before the target does not hold its cue: only whole sentences decide
+        return (f"the target (index {item.target_index}) precedes its cue (index {item.cue_index}) "
+                f"but scoring is {item.scoring or 'target'!r}, not 'sentence'")
     return None

@@ -32,6 +32,30 @@ text           the sentence as written: ``tokens`` with the source's spacing
                (``The keys are here.``); what subword models read
 ============== ==============================================================
 
+Items mined by agreement relation (``agree extract --mode relations``,
+:mod:`agreement.extraction.relations`) carry seven more columns, after ``text``;
+a file holds them when any of its items has a ``relation`` (a file of
+construction items is written exactly as before, and a file without them reads
+with these fields empty):
+
+============== ==============================================================
+relation       ``subj-verb``, ``subj-pred``, ``det-noun`` or ``adj-noun``
+feature        the contrasted feature as the target carries it: ``Number``,
+               ``Person``, ``Gender``, or a layer such as ``Number[subj]``
+wrong_value    the wrong form's value of ``feature`` (``number`` is the target's)
+target_side    ``after`` or ``before``: where the target stands beside its cue
+distance       ``|target_index - cue_index|``
+scoring        ``target`` (the prefix up to the target decides the item) or
+               ``sentence`` (the target precedes its cue: compare whole sentences)
+wrong_source   where the wrong form was found: a treebank file's stem
+               (``cs_cac-ud-test``), or ``unimorph`` (a lexicon); ``paradigms``
+               for nonce variants (the extract directory's pooled table)
+============== ==============================================================
+
+For such items ``construction`` is ``<relation> <feature>`` and ``direction`` is
+``_`` (the relation says which end is the head; ``target_side`` the order), and
+the cue may follow the target: ``cue_index > target_index``.
+
 ``text`` must spell ``tokens`` in order with only spaces added or left out
 (:func:`formats.spacing.spacing_of`); it gives each token's ``space_after`` flag.
 A file without the column (written before it existed) still reads: the spacing
@@ -78,6 +102,11 @@ class Item:
     #: per token, whether a space follows it in the text as written; None: unknown,
     #: the detokenization rule's (:attr:`spacing`). Written as the ``text`` column.
     space_after: tuple[bool, ...] | None = None
+    relation: str = ""      #: agreement relation of a relation item ("" for constructions)
+    feature: str = ""       #: the contrasted feature, as on the target
+    wrong_value: str = ""   #: the wrong form's value of ``feature``
+    scoring: str = ""       #: ``target`` or ``sentence`` (relation items); "" = target
+    wrong_source: str = ""  #: treebank file stem, ``unimorph`` or ``paradigms``
 
     @property
     def spacing(self) -> tuple[bool, ...]:
@@ -97,7 +126,17 @@ class Item:
 
     @property
     def context_length(self) -> int:
-        return self.target_index - self.cue_index - 1
+        """Words strictly between cue and target (either order)."""
+        return abs(self.target_index - self.cue_index) - 1
+
+    @property
+    def distance(self) -> int:
+        return abs(self.target_index - self.cue_index)
+
+    @property
+    def target_side(self) -> str:
+        """``after`` or ``before``: where the target stands beside its cue."""
+        return "before" if self.target_index < self.cue_index else "after"
 
     @property
     def prefix_length(self) -> int:
@@ -132,6 +171,13 @@ class Item:
             "punct": "1" if self.punct else "0",
             "perturbation": self.perturbation,
             "text": self.text,
+            "relation": self.relation,
+            "feature": self.feature,
+            "wrong_value": self.wrong_value,
+            "target_side": self.target_side,
+            "distance": str(self.distance),
+            "scoring": self.scoring,
+            "wrong_source": self.wrong_source,
         }
 
     @classmethod
@@ -155,6 +201,11 @@ class Item:
             punct=row["punct"] == "1",
             perturbation=row.get("perturbation") or "original",
             space_after=_row_spacing(row.get("text"), tokens),
+            relation=row.get("relation") or "",
+            feature=row.get("feature") or "",
+            wrong_value=row.get("wrong_value") or "",
+            scoring=row.get("scoring") or "",
+            wrong_source=row.get("wrong_source") or "",
         )
 
 
@@ -169,18 +220,26 @@ def _row_spacing(text: str | None, tokens: tuple[str, ...]) -> tuple[bool, ...] 
     return None if flags == rule_spacing(tokens) else flags
 
 
-COLUMNS = list(Item("", 0, "", "", (), (), (), "", "", "", "", 0, 0, 0, False).as_row())
+#: the relation items' columns (module docstring), written after ``text``
+RELATION_COLUMNS = ["relation", "feature", "wrong_value", "target_side", "distance", "scoring", "wrong_source"]
+#: the columns of every items.tsv
+COLUMNS = [c for c in Item("", 0, "", "", (), (), (), "", "", "", "", 0, 0, 0, False).as_row()
+           if c not in RELATION_COLUMNS]
+#: what relation items' ``scoring`` may say
+SCORING = ("target", "sentence")
 
 
 def write_items(path: str | os.PathLike, items: Iterable[Item]) -> int:
-    """Write items (header first) to ``path``; returns the number of rows."""
-    n = 0
+    """Write items (header first) to ``path``; returns the number of rows. The
+    relation columns are written when any item has a ``relation``."""
+    items = items if isinstance(items, (list, tuple)) else list(items)
+    columns = COLUMNS + RELATION_COLUMNS if any(it.relation for it in items) else COLUMNS
     with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write("\t".join(COLUMNS) + "\n")
+        fh.write("\t".join(columns) + "\n")
         for item in items:
-            fh.write("\t".join(item.as_row()[c] for c in COLUMNS) + "\n")
-            n += 1
-    return n
+            row = item.as_row()
+            fh.write("\t".join(row[c] for c in columns) + "\n")
+    return len(items)
 
 
 def read_items(path: str | os.PathLike) -> Iterator[Item]:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import csv
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from formats.errors import AgreeError
+from formats.errors import AgreeError, names_undecodable
 from formats.tsv import checked_rows
 from formats.scored import ScoredTable
 
@@ -43,6 +44,7 @@ def is_blimp_humans(path: str | os.PathLike) -> bool:
     return "Condition" in header and "total_mean" in header
 
 
+@names_undecodable
 def read_blimp_humans(path: str | os.PathLike) -> dict[str, tuple[float, int]]:
     """paradigm -> (share of raters agreeing with the label, pairs rated)."""
     path = Path(path)
@@ -59,6 +61,7 @@ def read_blimp_humans(path: str | os.PathLike) -> dict[str, tuple[float, int]]:
     return out
 
 
+@names_undecodable
 def read_reference(path: str | os.PathLike) -> dict[str, dict[str, float]]:
     """models_summary.jsonl: model label -> paradigm -> accuracy (0..1)."""
     path = Path(path)
@@ -86,17 +89,48 @@ def read_reference(path: str | os.PathLike) -> dict[str, dict[str, float]]:
     return out
 
 
-def _row(label: str, kind: str, cond: str, by: str, value, rated: int, acc: float) -> dict:
-    # items: 0 -- none of *our* items went into the figure (``rated``: pairs or paradigms
-    # behind it, from the source), so the tables' item counts stay ours
-    pct = round(100 * acc, 4)
-    return {"group": label, "kind": kind, "models": 1, "condition": cond, "by": by, "value": value,
-            "items": 0, "rated": rated, "accuracy": pct, "sd": None, "ci_low": pct, "ci_high": pct}
+@dataclass(frozen=True)
+class PublishedRow:
+    """One figure from elsewhere as a row of the summary's breakdowns: ``label`` (its
+    column: ``humans``, ``LSTM (published)``), ``kind``, ``condition``, ``by``
+    (``construction`` or ``all``), ``value`` (the construction's table name; None for
+    ``all``), ``rated`` (pairs or paradigms behind it, from the source) and ``accuracy``
+    (%, rounded to 4 places). None of our items went into it (``items`` 0 in the
+    summary, so the tables' item counts stay ours) and it has no interval."""
+    label: str
+    kind: str
+    condition: str
+    by: str
+    value: str | None
+    rated: int
+    accuracy: float
+
+    def as_dict(self) -> dict:
+        """summary.json's row (the fields of a computed cell, the interval collapsed)."""
+        return {"group": self.label, "kind": self.kind, "models": 1, "condition": self.condition, "by": self.by,
+                "value": self.value, "items": 0, "rated": self.rated, "accuracy": self.accuracy, "sd": None,
+                "ci_low": self.accuracy, "ci_high": self.accuracy}
+
+
+@dataclass(frozen=True)
+class PublishedFigures:
+    """Per-paradigm figures of one file joined to the constructions scored: ``source``
+    (the file as given), ``labels`` (their columns, in order), ``rows``; for BLiMP's human
+    validation also ``judgments`` (paradigms in the file) and ``matched_paradigms``."""
+    source: str
+    labels: tuple[str, ...]
+    rows: tuple[PublishedRow, ...]
+    judgments: int = 0
+    matched_paradigms: int = 0
+
+
+def _row(label: str, kind: str, cond: str, by: str, value, rated: int, acc: float) -> PublishedRow:
+    return PublishedRow(label, kind, cond, by, value, rated, round(100 * acc, 4))
 
 
 def paradigm_rows(label: str, kind: str, figures: Mapping[str, float],
                   constructions: Mapping[str, tuple[str, set]],
-                  counts: Mapping[str, int] | None = None) -> list[dict]:
+                  counts: Mapping[str, int] | None = None) -> list[PublishedRow]:
     """Summary rows for per-paradigm ``figures`` (0..1) on the constructions scored
     (table name -> (paradigm, conditions it appears in); :func:`constructions_of`):
     one per (condition, paradigm) and an ``all`` row per condition (unweighted mean
@@ -126,8 +160,8 @@ def constructions_of(scored: ScoredTable) -> dict[str, tuple[str, set]]:
     return out
 
 
-def humans_summary(shares: Mapping[str, tuple[float, int]], scored, source: str) -> dict:
-    """``summary["humans"]`` from BLiMP's per-paradigm human shares."""
+def humans_figures(shares: Mapping[str, tuple[float, int]], scored: ScoredTable, source: str) -> PublishedFigures:
+    """BLiMP's per-paradigm human shares on the constructions of ``scored``."""
     cons = constructions_of(scored)
     rows = paradigm_rows(HUMANS, "humans", {k: v[0] for k, v in shares.items()}, cons,
                          {k: v[1] for k, v in shares.items()})
@@ -135,16 +169,15 @@ def humans_summary(shares: Mapping[str, tuple[float, int]], scored, source: str)
         raise AgreeError(f"{source}: none of its {len(shares)} paradigms is a construction of the "
                          "test sets (BLiMP paradigms are joined by UID)")
     matched = sorted(p for p, _ in cons.values() if p in shares)
-    return {"judgments": len(shares), "matched_items": 0, "matched_paradigms": len(matched),
-            "per_paradigm": True, "source": str(source), "rows": rows}
+    return PublishedFigures(str(source), (HUMANS,), tuple(rows), len(shares), len(matched))
 
 
-def reference_summary(reference: Mapping[str, Mapping[str, float]], scored, source: str) -> dict:
-    """``summary["reference"]``: published per-paradigm accuracies as summary rows."""
+def reference_figures(reference: Mapping[str, Mapping[str, float]], scored: ScoredTable,
+                      source: str) -> PublishedFigures:
+    """Published per-paradigm accuracies on the constructions of ``scored``."""
     cons = constructions_of(scored)
-    rows = [r for label, figures in reference.items()
-            for r in paradigm_rows(label, "published", figures, cons)]
+    rows = [r for label, figures in reference.items() for r in paradigm_rows(label, "published", figures, cons)]
     if not rows:
         raise AgreeError(f"{source}: none of its paradigms is a construction of the test sets "
                          "(BLiMP paradigms are joined by UID)")
-    return {"source": str(source), "labels": list(reference), "rows": rows}
+    return PublishedFigures(str(source), tuple(reference), tuple(rows))

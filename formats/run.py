@@ -13,9 +13,10 @@ Logging: library modules log through ``logging.getLogger(__name__)`` (``info`` f
 lines people read on stderr, ``warning`` for what they should know even with
 ``--quiet``, ``debug`` for ``-v``). :func:`configure_logging` points the loggers of
 agree's packages at stderr with the plain message (no level or time prefix: the
-lines read as they always did). Progress bars ask the same loggers:
-``tqdm(..., disable=not log.isEnabledFor(logging.INFO))``, so ``--quiet`` silences
-bars and lines together and no ``quiet`` flag is threaded through the library.
+lines read as they always did). Progress goes through the same loggers
+(:func:`treebanks.progress.progress`: a bar on a terminal, a line every few seconds in a
+file), so ``--quiet`` silences bars and lines together and no ``quiet`` flag is
+threaded through the library.
 """
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ from formats.manifest import describe_inputs, write_manifest
 #: below, such as ray or transformers, keeps its own logging)
 PACKAGES = ("treebanks", "formats", "lm", "nonce", "agreement")
 log = logging.getLogger(__name__)
+#: the seed of a run that names none (``--seed``'s default)
+DEFAULT_SEED = 1111
 
 
 class CurrentStderr(logging.StreamHandler):
@@ -78,14 +81,15 @@ class RunContext:
     directory, read from ``root``), ``root`` (where relative paths are read and
     written, recorded as given: :func:`formats.files.rooted`; None: the working
     directory), ``force`` (replace an ``out`` that is not this command's output),
-    ``argv`` (the command line after ``agree`` that the manifest records), ``seed``
-    (where the command has one) and ``level`` (the logging level of its stderr lines)."""
+    ``argv`` (the command line after ``agree`` that the manifest records), ``seed`` (the
+    one seed every random draw of the run comes from: the verbs that draw read it) and
+    ``level`` (the logging level of its stderr lines)."""
     command: str
     out: str | os.PathLike | None = None
     root: str | os.PathLike | None = None
     force: bool = False
     argv: tuple[str, ...] = ()
-    seed: int | None = None
+    seed: int = DEFAULT_SEED
     level: int = logging.INFO
 
     @property

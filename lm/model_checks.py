@@ -72,7 +72,9 @@ def check_config_matches(config: Mapping, trained: Mapping, config_path: str | o
 def check_finite_weights(tensors: Iterable, path: str | os.PathLike) -> None:
     """Every floating-point tensor of ``tensors`` ((name, tensor) pairs) is finite."""
     for name, t in tensors:
-        if t.is_floating_point() and not bool(t.isfinite().all()):
+        # a finite sum has no NaN or infinity among its terms: one pass, no mask of the
+        # tensor's size (a sum that overflows is checked element by element)
+        if t.is_floating_point() and not bool(t.sum().isfinite()) and not bool(t.isfinite().all()):
             bad = int((~t.isfinite()).sum())
             raise LMError(f"{path}: {name} holds {bad} NaN or infinite values (a diverged or "
                           "damaged model); it cannot score")

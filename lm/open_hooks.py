@@ -30,10 +30,10 @@ from typing import Sequence
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from lm.errors import LMError
 from lm.open import ItemInput, OpenModel, Site, by_length
+from treebanks.progress import progress
 
 log = logging.getLogger(__name__)
 
@@ -243,8 +243,7 @@ class HookedModel(OpenModel):
         donor = self._donor_values(donors, donor_pos, source)             # {layer: (n, width)}
         out = np.empty((len(targets), len(inputs)))
         hd = self._module_width("heads", 0) // self.n_heads if name == "heads" else 0
-        bar = tqdm(total=len(targets) * len(inputs), desc=f"patching {name}", unit="run",
-                   disable=not log.isEnabledFor(logging.INFO))
+        bar = progress(log, total=len(targets) * len(inputs), desc=f"patching {name}", unit="run")
         with torch.inference_mode(), bar:
             for batch in by_length(inputs, CLEAN_ITEMS):
                 part = [inputs[i] for i in batch]

@@ -29,6 +29,13 @@ and the meaning goes.
   number and attractor count (the attractors' POS and features do not change),
   and gets perturbation ``nonce``; ``correct``, ``wrong`` and ``lemma`` are the
   new target pair's.
+- **Relation items** (``agree extract --mode relations``) draw target pairs that
+  contrast the item's own feature towards its wrong value (a Gender item's pair
+  differs in Gender; :meth:`CandidatePool.for_contrast`), and their variants say
+  ``wrong_source`` ``paradigms``. A closed-class target (AUX, DET, PRON: a copula,
+  an article) with no other lemma's pair keeps its own pair in every variant,
+  counted in ``targets_own_pair``: a language often has one copula or one article,
+  and its content words still change.
 
 Sampling: **uniform over candidate word types** by default (the paper says only
 "a random word of the treebank"; we read it as every candidate type equally
@@ -51,7 +58,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from tqdm import tqdm
 
 from formats.errors import AgreeError
 from formats.items import Item
@@ -61,11 +67,16 @@ from treebanks.errors import literal
 from nonce.pool import CONTENT_POS, CandidatePool, Pair, PoolOptions
 from nonce.vowels import vowel_rule_on
 from treebanks.paradigms import ParadigmTable
+from treebanks.progress import track
 
 log = logging.getLogger(__name__)
 
 SAMPLING_CHOICES = ("uniform", "frequency")
 PERTURBATION = "nonce"
+#: relation items' targets that keep their own pair when no other lemma has one
+OWN_PAIR_POS = ("AUX", "DET", "PRON")
+#: a nonce variant's wrong_source: the extract directory's (pooled) paradigms.tsv
+PAIR_SOURCE = "paradigms"
 
 
 @dataclass(frozen=True)
@@ -135,6 +146,7 @@ class NonceResult:
     positions_fused_unchanged: dict[str, int] = field(default_factory=dict)
     targets_fused: int = 0
     distinct_pairs: dict[int, int] = field(default_factory=dict)
+    targets_own_pair: dict[str, int] = field(default_factory=dict)
 
     @property
     def variants(self) -> int:
@@ -150,7 +162,8 @@ class NonceResult:
                 "positions_fused": srt(self.positions_fused),
                 "positions_fused_unchanged": srt(self.positions_fused_unchanged),
                 "targets_fused": self.targets_fused,
-                "distinct_pairs": {str(k): v for k, v in sorted(self.distinct_pairs.items())}}
+                "distinct_pairs": {str(k): v for k, v in sorted(self.distinct_pairs.items())},
+                **({"targets_own_pair": srt(self.targets_own_pair)} if self.targets_own_pair else {})}
 
 
 def check_item(item: Item) -> None:
@@ -180,35 +193,53 @@ def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceCon
     base = rng.getrandbits(64)
     out: list[Item] = []
     c = _Counts()
-    for item in tqdm(originals, desc="nonce", unit="item", disable=not log.isEnabledFor(logging.INFO)):
+    contrasts: dict[tuple[str, str], CandidatePool] = {}
+    for item in track(log, originals, desc="nonce", unit="item"):
         out.append(item)
         t = item.target_index
         c.targets[item.pos[t]] += 1
         fused_target = "+" in item.lemma
-        pairs = None if fused_target else pool.pairs(pool.key(item.tokens[t], item.pos[t], item.feats[t]))
-        if not fused_target and (pairs is None or not pairs.available(item.lemma)):
+        pairs = None if fused_target else _target_pairs(item, pool, contrasts)
+        own_pair = (not fused_target and bool(item.relation) and item.pos[t] in OWN_PAIR_POS
+                    and (pairs is None or not pairs.available(item.lemma)))
+        if not fused_target and not own_pair and (pairs is None or not pairs.available(item.lemma)):
             c.no_pair[item.pos[t]] += 1
             continue
         c.with_variants += 1
         c.targets_fused += fused_target
+        c.own_pair[item.pos[t]] += own_pair
         slots = _slots(item, pool, content, c)
         item_rng = random.Random(f"nonce:{base}:{item.item_id}")
-        draws = _PairDraws(pairs, item_rng, weighted, item.lemma) if pairs is not None else None
+        draws = _PairDraws(pairs, item_rng, weighted, item.lemma) if pairs is not None and not own_pair else None
         seen_pairs = set()
         for v in range(1, config.n + 1):
             tokens = list(item.tokens)
             for i, cands in slots:
                 tokens[i] = cands.draw(item_rng, weighted, item.tokens[i])
-            if draws is None:  # merged target: its own pair, function parts kept
+            extra = {}
+            if draws is None:  # merged target or own pair: the item's own pair (function parts kept)
                 pair = Pair(item.correct, item.wrong, item.lemma)
             else:
                 pair = draws.next()
                 tokens[t] = pair.form
+                extra = {"wrong_source": PAIR_SOURCE} if item.relation else {}
             seen_pairs.add(pair)
             out.append(item.replace(variant=v, tokens=tuple(tokens), correct=pair.form,
-                                    wrong=pair.alternative, lemma=pair.lemma, perturbation=PERTURBATION))
+                                    wrong=pair.alternative, lemma=pair.lemma, perturbation=PERTURBATION, **extra))
         c.distinct[len(seen_pairs)] += 1
     return c.result(tuple(out), len(originals))
+
+
+def _target_pairs(item: Item, pool: CandidatePool, contrasts: dict):
+    """The replacement pairs of ``item``'s target: a relation item's contrast its own
+    feature towards its wrong value (pools made once per contrast, in ``contrasts``)."""
+    if item.relation:
+        key = (item.feature, item.wrong_value)
+        if key not in contrasts:
+            contrasts[key] = pool.for_contrast((item.feature,), (item.wrong_value,))
+        pool = contrasts[key]
+    t = item.target_index
+    return pool.pairs(pool.key(item.tokens[t], item.pos[t], item.feats[t]))
 
 
 @dataclass
@@ -221,6 +252,7 @@ class _Counts:
     fused: Counter = field(default_factory=Counter)
     fused_unchanged: Counter = field(default_factory=Counter)
     distinct: Counter = field(default_factory=Counter)
+    own_pair: Counter = field(default_factory=Counter)
     with_variants: int = 0
     targets_fused: int = 0
 
@@ -229,7 +261,8 @@ class _Counts:
                            positions=dict(self.positions), positions_no_candidate=dict(self.no_cand),
                            targets=dict(self.targets), targets_no_pair=dict(self.no_pair),
                            positions_fused=dict(self.fused), positions_fused_unchanged=dict(self.fused_unchanged),
-                           targets_fused=self.targets_fused, distinct_pairs=dict(self.distinct))
+                           targets_fused=self.targets_fused, distinct_pairs=dict(self.distinct),
+                           targets_own_pair={k: v for k, v in self.own_pair.items() if v})
 
 
 def _slots(item: Item, pool: CandidatePool, content: frozenset, c: _Counts) -> list:

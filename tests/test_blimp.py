@@ -142,8 +142,8 @@ def test_target_method_skips_and_counts_pairs_it_cannot_score(tmp_path):
     model = unigram_model(tmp_path / "u")
     r = run_agree("score", str(d), "--model", str(model), "--out", str(tmp_path / "t"))
     assert r.exit_code == 0, r.output
-    note = (f"{d}: 3 of 6 pairs skipped by --method target (they differ in more than one word, "
-            "or BLiMP marks them not one-prefix; --method sentence scores them)")
+    note = (f"{d}: 3 of 6 pairs skipped by the target method (they differ in more than one word, "
+            "or BLiMP marks them not one-prefix; the sentence method scores them)")
     assert note in r.stderr
     assert f"Note: {note}" in (tmp_path / "t" / "summary.md").read_text()
     assert len((tmp_path / "t" / "items.tsv").read_text().splitlines()) == 1 + 3

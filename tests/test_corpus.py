@@ -241,7 +241,7 @@ class TestCli:
         src.write_text(numbered(30), encoding="utf-8")
         r = self.run(src, "--lang", "en", "--out", tmp_path / "out", "--vocab-size", "40")
         assert r.exit_code == 0, r.output
-        assert "tokens=150" in r.stderr and "train/valid/test 120/15/15 tokens" in r.stderr
+        assert "(150 tokens) read" in r.stderr and "train/valid/test 120/15/15 tokens" in r.stderr
         manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
         assert manifest["command"] == "corpus" and manifest["parameters"]["vocab_size"] == 40
         assert manifest["n_tokens"] == {"train": 120, "valid": 15, "test": 15}

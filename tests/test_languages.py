@@ -85,12 +85,12 @@ class TestCaselessSentences:
 
         from lm.corpus.tokenize import lang_warning
         assert lang_warning("en") is None and lang_warning("he") is None
-        assert "no rules for --lang 'xx'" in lang_warning("xx")
+        assert "no rules for language 'xx'" in lang_warning("xx")
         src = tmp_path / "in.txt"
         src.write_text("a b c .\n" * 30, encoding="utf-8")
         r = run_agree("corpus", str(src), "--lang", "xx", "--out", str(tmp_path / "c"), "-q")
         assert r.exit_code == 0, r.output
-        assert "Warning: the tokenizer has no rules for --lang 'xx'; using the generic rules" in r.stderr
+        assert "Warning: the tokenizer has no rules for language 'xx'; using the generic rules" in r.stderr
 
 
 # --- inline CoNLL-U ------------------------------------------------------------------

@@ -86,6 +86,26 @@ class TestModels:
             assert torch.equal(again.eval()(x)[0], m.eval()(x)[0])
 
 
+@pytest.mark.parametrize("kind", ["lstm", "transformer"])
+def test_a_network_for_loaded_weights_skips_initialisation(kind, tmp_path):
+    """build_model(init=False) leaves torch.nn.init as it found it (and, for an LSTM, draws
+    no random numbers at all: the global RNG is where it was), and the weights loaded by
+    assignment (as the scorer loads a memory-mapped model.pt) give the saved network's outputs."""
+    m = model(kind, tied=True)
+    save_model(m, m.config.to_dict(), tmp_path)
+    ckpt = torch.load(tmp_path / MODEL_FILE, weights_only=True, mmap=True)
+    init = torch.nn.init.uniform_
+    state = torch.get_rng_state()
+    empty = build_model(LMConfig.from_dict(ckpt["config"]), init=False)
+    assert torch.nn.init.uniform_ is init
+    assert torch.equal(torch.get_rng_state(), state) or kind == "transformer"   # its attention inits itself
+    empty.load_state_dict(ckpt["state_dict"], assign=True)
+    assert empty.decoder.weight.data_ptr() == ckpt["state_dict"]["decoder.weight"].data_ptr()   # not copied
+    x = torch.randint(37, (2, 5))
+    with torch.no_grad():
+        assert torch.equal(empty.eval()(x)[0], m.eval()(x)[0])
+
+
 def test_lstm_state_carries_across_windows():
     """Reading a sequence in two windows with the state carried = reading it at once."""
     m = model("lstm").eval()

@@ -117,7 +117,7 @@ def test_constraints_pin_every_requirement_and_torch_2_13():
             pins[normalize(name)] = version
     assert pins["torch"] == "2.13.0"
     required = requirement_names(cfg["options"]["install_requires"])
-    for extra in ("hf", "gguf", "analysis", "test"):
+    for extra in ("hf", "gguf", "analysis", "docs", "test"):
         required += requirement_names(cfg["options.extras_require"][extra])
     assert not [r for r in required if normalize(r) not in pins]
     # ranges in setup.cfg, never exact pins (a user's own torch must be kept)
@@ -127,7 +127,7 @@ def test_constraints_pin_every_requirement_and_torch_2_13():
 def test_the_test_extra_includes_every_optional_stack():
     extras = setup_cfg()["options.extras_require"]
     test = set(map(normalize, requirement_names(extras["test"])))
-    for extra in ("hf", "gguf", "analysis"):
+    for extra in ("hf", "gguf", "analysis", "docs"):
         assert set(map(normalize, requirement_names(extras[extra]))) <= test, extra
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from agreement.scoring.executors import InProcessExecutor, RayExecutor
 from agreement.scoring.executors.worker import GuardedWorker
-from agreement.scoring.score_dir import ScoreOptions, score_to_dir
+from agreement.score_dir import ScoreOptions, score_to_dir
 from conftest import ROOT, run_agree
 from formats.items import write_items
 from gguf_fixtures import smol_path

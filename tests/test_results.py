@@ -8,8 +8,8 @@ import pytest
 from agreement.errors import AgreeError
 from agreement.reporting.humans import HumanIndex
 from formats.humans import HumanJudgment
-from agreement.reporting.plots import plot_model_vs_human
-from agreement.reporting.png import pyplot
+from agreement.reporting.plots import plot_by_construction, plot_model_vs_human
+from matplotlib.image import imread
 from agreement.reporting.results import ATTRACTED, build_results
 from agreement.reporting.stats import wilson
 from formats.items import Item
@@ -98,7 +98,19 @@ def test_noise_ceiling_from_rater_counts_is_drawn(tmp_path):
     plot_model_vs_human(rows, humans, tmp_path / "with.png", results=r)
     plot_model_vs_human(rows, humans, tmp_path / "without.png")
     # the ceiling panel is one more panel of the figure; the same results give the same bytes
-    width = {n: pyplot().imread(tmp_path / f"{n}.png").shape[1] for n in ("with", "without")}
+    width = {n: imread(tmp_path / f"{n}.png").shape[1] for n in ("with", "without")}
     assert width["with"] > 1.7 * width["without"]
     plot_model_vs_human(rows, humans, tmp_path / "again.png", results=r)
     assert (tmp_path / "with.png").read_bytes() == (tmp_path / "again.png").read_bytes()
+
+
+def test_long_construction_names_are_laid_out_without_a_warning(tmp_path, recwarn):
+    """BLiMP's 16 paradigms have long names: the figure grows to hold them beside its legend,
+    where matplotlib would warn that it could not lay them out."""
+    names = [f"determiner_noun_agreement_with_adjective_irregular_{k}" for k in range(16)]
+    rows = table(row(item(i, direction="_", construction=names[i % 16]), m, m, "lstm", -1.0, w, testset="t")
+                 for m in ("a-model-with-a-long-name", "another-model-with-a-long-name")
+                 for i, w in enumerate([-2.0, -0.5] * 32))
+    plot_by_construction(build_results(rows, rng=np.random.default_rng(0), n_boot=20), tmp_path / "c.png")
+    assert not [w for w in recwarn if "layout" in str(w.message)]
+    assert imread(tmp_path / "c.png").shape[1] > 600

@@ -11,6 +11,8 @@ import pytest
 
 from conftest import raises_as_cli, run_agree
 from formats.errors import AgreeError
+from treebanks import progress as progress_module
+from treebanks.progress import progress
 from formats.run import RunContext, configure_logging
 
 TEXT = "".join(f"the dog{i} runs .\nthe cats{i} run .\n" for i in range(5))
@@ -36,7 +38,7 @@ def test_warnings_stay_with_quiet(tmp_path):
     r = run_agree("corpus", str(tmp_path / "t.txt"), "--lang", "xx", "--max-unk", "1",
                   "--out", str(tmp_path / "c"), "-q")
     assert r.exit_code == 0
-    assert r.stderr.startswith("Warning: the tokenizer has no rules for --lang 'xx'")
+    assert r.stderr.startswith("Warning: the tokenizer has no rules for language 'xx'")
     assert r.stderr.count("\n") == 1
 
 
@@ -69,3 +71,58 @@ def test_output_dir_refuses_its_input(tmp_path):
         with run.output_dir(["in"]):   # refused before the block runs
             raise AssertionError("the block must not run")
     assert list((tmp_path / "in").iterdir()) == []
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_is_lines_in_a_file_and_a_bar_on_a_terminal(monkeypatch):
+    """stderr to a file: a plain line every LINE_EVERY seconds and a last one, no carriage
+    return; on a terminal: tqdm's bar; with --quiet's level: nothing."""
+    configure_logging(logging.INFO)
+    log = logging.getLogger("agreement.scoring.anything")
+    monkeypatch.setattr(progress_module, "LINE_EVERY", 0.0)
+    to_file = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", to_file)
+    with progress(log, total=4, desc="scoring m", unit="item") as bar:
+        bar.update(2)
+        bar.update(2)
+    lines = to_file.getvalue().splitlines()
+    assert lines[0].startswith("scoring m: 2 of 4 (50%), ") and lines[0].endswith(" item/s")
+    assert len(lines) == 2 and lines[1].startswith("scoring m: 4 done in ") and "\r" not in to_file.getvalue()
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress(log, total=4, desc="scoring m", unit="item") as bar:
+        bar.update(4)
+    assert "\r" in terminal.getvalue() and "4/4" in terminal.getvalue()
+    configure_logging(logging.WARNING)
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    with progress(log, total=4, desc="scoring m", unit="item") as bar:
+        bar.update(4)
+    assert quiet.getvalue() == ""
+    configure_logging(logging.INFO)
+
+
+def test_a_short_loop_says_nothing_in_a_file(monkeypatch):
+    configure_logging(logging.INFO)
+    to_file = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", to_file)
+    with progress(logging.getLogger("lm.anything"), total=3, desc="reading", unit="B", unit_scale=True) as bar:
+        bar.update(3)
+    assert to_file.getvalue() == ""
+
+
+def test_the_seed_travels_in_the_run_context(tmp_path):
+    """--seed becomes RunContext.seed at the edge, and the verbs read it from there (the
+    command passes no seed of its own): the manifest records the run's seed."""
+    from lm.corpus.prepare import corpus_to_dir
+
+    r = _corpus(tmp_path, "--seed", "7", "-q")
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "c" / "manifest.json").read_text())["parameters"]["seed"] == 7
+    corpus_to_dir(RunContext("corpus", out=tmp_path / "lib", seed=8), [tmp_path / "t.txt"], "en", max_unk=1)
+    assert json.loads((tmp_path / "lib" / "manifest.json").read_text())["parameters"]["seed"] == 8
+    assert RunContext("corpus").seed == 1111      # --seed's default

@@ -122,6 +122,15 @@ class TestPaperOutputs:
         assert r.stderr == (f"Error: {tmp_path / 'm'}: unknown model kind 'rnng' "
                             "(known: kn5, lstm, transformer, unigram)\n")
 
+    def test_require_in_vocab_needs_a_model(self, tmp_path):
+        """A paper .tab's columns have no vocabulary: one clear line, nothing written."""
+        tab = paper_tab(tmp_path / "x.tab")
+        r = run(tab, "--from-outputs", "m1", "--require-in-vocab", "--out", tmp_path / "o", "-q")
+        assert (r.exit_code, r.stderr) == (1, "Error: --require-in-vocab needs a model with a vocabulary "
+                                              "(--model); the model columns of a paper .tab (--from-outputs) "
+                                              "have none\n")
+        assert not (tmp_path / "o").exists() and not (tmp_path / "o.partial").exists()
+
     def test_help_has_an_example(self):
         r = run("--help")
         assert r.exit_code == 0 and "Example:" in r.stdout and "--from-outputs" in r.stdout
@@ -193,6 +202,31 @@ class TestRealModels:
         assert r.exit_code == 0, r.stderr
         rows = (tmp_path / "o" / "items.tsv").read_text().splitlines()[1:]
         assert sorted(row.split("\t")[0] for row in rows) == ["a", "a", "b", "b"]  # c: "zebra"
+
+    def test_a_reference_not_utf8_is_refused_before_scoring(self, tmp_path, testset):
+        ref = tmp_path / "models_summary.jsonl"
+        ref.write_bytes('{"UID": "caf\u00e9", "lstm": 0.5}\n'.encode("latin-1"))
+        r = run(testset, "--model", unigram(tmp_path / "u1", SING), "--reference", ref, "--out", tmp_path / "o")
+        assert r.exit_code == 1 and r.stderr.splitlines()[-1].startswith(f"Error: {ref}: not valid UTF-8 (")
+        assert "scoring" not in r.stderr
+        assert not (tmp_path / "o").exists() and not (tmp_path / "o.partial").exists()
+
+    def test_a_failure_after_scoring_says_what_is_kept(self, tmp_path, testset):
+        """A reference that matches none of the constructions is found after scoring: the
+        finished shards stay in OUT.partial, and the run says so, before its one Error line."""
+        ref = tmp_path / "models_summary.jsonl"
+        ref.write_text('{"UID": "anaphor_gender_agreement", "lstm": 0.5}\n', encoding="utf-8")
+        model = unigram(tmp_path / "u1", SING)
+        r = run(testset, "--model", model, "--reference", ref, "--out", tmp_path / "o")
+        lines = r.stderr.splitlines()
+        assert r.exit_code == 1 and lines[-1] == (f"Error: {ref}: none of its paradigms is a construction of "
+                                                  "the test sets (BLiMP paradigms are joined by UID)")
+        assert lines[-2] == (f"kept 1 finished shard(s) in {tmp_path / 'o.partial'}: run the same command "
+                             "again to score only the rest")
+        assert not (tmp_path / "o").exists()
+        r = run(testset, "--model", model, "--out", tmp_path / "o")
+        assert r.exit_code == 0 and "1 of 1 shards finished earlier (kept), 0 to score" in r.stderr
+        assert not (tmp_path / "o.partial").exists()
 
     def test_model_of_another_language(self, tmp_path):
         m1 = unigram(tmp_path / "u1", SING)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agreement.scoring.executors import InProcessExecutor, make_executor
-from agreement.scoring.score_dir import ScoreOptions, score_to_dir
+from agreement.score_dir import ScoreOptions, score_to_dir
 from agreement.scoring.shards import SHARD_SIZE, WORK_MARKER
 from conftest import run_agree
 from formats.items import write_items
@@ -58,10 +58,11 @@ def test_shards_are_the_chunks_a_one_process_run_always_scored():
     assert SHARD_SIZE == CHUNK_SIZE == 1024
 
 
-def test_output_is_the_same_whatever_the_shard_size(tmp_path, testset):
+def test_output_is_the_same_whatever_the_shard_size(tmp_path, testset, capsys):
     m = unigram(tmp_path / "u", SING)
     score_to_dir(RunContext("score", out=tmp_path / "a"), [testset], [str(m)], ScoreOptions(surprisal=True))
     score_to_dir(RunContext("score", out=tmp_path / "b"), [testset], [str(m)], OPTS)
+    assert "shards" not in capsys.readouterr().err             # a fresh run: nothing kept to speak of
     assert outputs(tmp_path / "a") == outputs(tmp_path / "b")
     execution = json.loads((tmp_path / "b" / "manifest.json").read_text())["execution"]
     assert execution == {"executor": "in-process", "workers": 1, "threads_per_worker": None,

@@ -34,8 +34,11 @@ def files(run_dir: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def train(corpus, out, **kw):
-    return train_lm_to_dir(RunContext("train-lm", out=out, argv=tuple(ARGV)), [corpus], **{**RUN, **kw})
+def train(corpus, out, argv=ARGV, **kw):
+    """train_lm_to_dir with RUN's settings (its seed the run's)."""
+    settings = {**RUN, **kw}
+    return train_lm_to_dir(RunContext("train-lm", out=out, argv=tuple(argv), seed=settings.pop("seed")),
+                           [corpus], **settings)
 
 
 def interrupt_at(step):
@@ -93,7 +96,7 @@ class TestSnapshots:
             train(corpus, out, on_step=interrupt_at(at))
         made = sorted(p.name for p in list_snapshots(partial_dir(out)))
         assert made == ["step-000010", "step-000020"][:at // 10]
-        train_lm_to_dir(RunContext("train-lm", out=out, argv=(*ARGV, "--resume")), [corpus], resume=True, **RUN)
+        train(corpus, out, argv=(*ARGV, "--resume"), resume=True)
         assert files(out) == files(tmp_path / "straight")
         assert (out / "model.pt").read_bytes() == (tmp_path / "straight" / "model.pt").read_bytes()
 
@@ -108,7 +111,7 @@ class TestSnapshots:
         shutil.copytree(work / "step-000010", work / "step-000020")   # stale: not step 20's weights
         (work / ".step-000030.tmp").mkdir()
         (work / ".step-000030.tmp" / "model.pt").write_bytes(b"half")
-        train_lm_to_dir(RunContext("train-lm", out=out, argv=tuple(ARGV)), [corpus], resume=True, **RUN)
+        train(corpus, out, resume=True)
         assert files(out) == files(tmp_path / "straight")
 
     def test_every_n_tokens(self, corpus, tmp_path):

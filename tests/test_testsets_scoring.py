@@ -86,7 +86,7 @@ def test_target_method_scores_contiguous_spans_and_says_so(tmp_path, model):
     md = (tmp_path / "t" / "summary.md").read_text()
     assert (f"Note: {d}: 2 of 3 pairs differ in more than one word; 1 of them, whose differing words are "
             "contiguous, are scored over that span") in md
-    assert f"Note: {d}: 1 of 3 pairs skipped by --method target" in md
+    assert f"Note: {d}: 1 of 3 pairs skipped by the target method" in md
     r = run_agree("score", d, "--model", model, "--method", "sentence", "--out", tmp_path / "s")
     assert r.exit_code == 0, r.stderr
     assert "2 of 3 pairs differ in more than one word (scored, as every pair, as whole sentences)" in \

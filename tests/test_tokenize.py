@@ -1,13 +1,11 @@
 """lm.corpus.tokenize: UD-style tokens and sentences for English, Italian and other languages."""
 from __future__ import annotations
 
-import re
-
-import conllu
 import pytest
 
 from conftest import shared_path
 from lm.corpus.tokenize import get_tokenizer, sentences, tokenize
+from lm.corpus.treebank_tokens import agreement, gold_sentences
 
 
 def toks(text, lang="en", **kw):
@@ -103,40 +101,10 @@ class TestSentences:
             ["Il sig. Rossi è qui .", "L' ordine è giunto ."]
 
 
-def _agreement(paths, lang, split_words):
-    """Share of gold tokens (by character span, whitespace ignored) reproduced."""
-    hit = total = 0
-    for path in paths:
-        with open(path, encoding="utf-8") as fh:
-            for sent in conllu.parse_incr(fh):
-                gold, skip = [], 0
-                for tok in sent:
-                    tid = tok["id"]
-                    if isinstance(tid, tuple) and tid[1] == "-":
-                        parts = [t["form"] for t in sent if isinstance(t["id"], int) and tid[0] <= t["id"] <= tid[2]]
-                        if not (split_words and "".join(parts) == tok["form"]):
-                            gold.append(tok["form"])
-                            skip = tid[2]
-                    elif isinstance(tid, int) and tid > skip:
-                        gold.append(tok["form"])
-                pred = tokenize(sent.metadata["text"], lang)
-
-                def spans(ts):
-                    out, pos = set(), 0
-                    for t in ts:
-                        n = len(re.sub(r"\s", "", t))
-                        out.add((pos, pos + n))
-                        pos += n
-                    return out
-                g = spans(gold)
-                hit += len(g & spans(pred))
-                total += len(g)
-    return hit / total
-
-
 @pytest.mark.integration
 @pytest.mark.parametrize("lang, treebank, floor", [("en", "en_ewt", 0.985), ("it", "it_isdt", 0.99)])
 def test_reproduces_ud_dev_tokens(lang, treebank, floor):
     """On a UD dev file, the tokenizer reproduces nearly every treebank token."""
     dev = sorted(shared_path("ud", treebank).glob("*-dev.conllu"))
-    assert _agreement(dev, lang, split_words=(lang == "en")) >= floor
+    gold = gold_sentences(dev, words=(lang == "en"))
+    assert agreement(gold, lambda text: tokenize(text, lang)).recall >= floor

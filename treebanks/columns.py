@@ -127,6 +127,17 @@ class TreebankColumns:
             return list(index), None
         return list(index), np.concatenate([m[f.arrays[name]] for m, f in zip(maps, self.files)])
 
+    def deprels(self) -> tuple[list[str], np.ndarray]:
+        """The DEPREL column: one name table for all files and each word's id in it
+        (built on first use; the construction miner does not read it)."""
+        if "_deprels" not in self.__dict__:
+            self._deprels = self._shared("deprel")
+        return self._deprels
+
+    def file_analyses(self) -> list[dict[Analysis, int]]:
+        """:meth:`analyses` of each file on its own (paradigm tables per file)."""
+        return [TreebankColumns([f]).analyses() for f in self.files]
+
     def with_feats(self, feats: np.ndarray, names: list[str]) -> "TreebankColumns":
         """The same treebank with other FEATS ids (``--infer-verb-number``)."""
         return TreebankColumns(self.files, (names, feats))

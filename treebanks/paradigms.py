@@ -69,6 +69,8 @@ class ParadigmTable:
         self._by_lemma: dict[tuple[str, str], list[tuple[Analysis, int]]] | None = None
         self._alt_cache: dict = {}
         self._covarying: dict | None = None
+        self._covary_from: ParadigmTable | None = None
+        self._covary_only: frozenset[str] | None = None
 
     @property
     def counts(self) -> dict[Analysis, int]:
@@ -124,20 +126,44 @@ class ParadigmTable:
                     mode: str = "closest", values: Sequence[str] | None = None) -> str | None:
         """The form of ``lemma``/``upos`` with other values of ``features`` (see the
         module docstring for the ranking), or None when the treebank has none."""
+        best = self.alternative_analysis(lemma, upos, feats, features, mode, values)
+        return None if best is None else best.form
+
+    def alternative_analysis(self, lemma: str, upos: str, feats: str, features: Sequence[str] = ("Number",),
+                             mode: str = "closest", values: Sequence[str] | None = None) -> Analysis | None:
+        """:meth:`alternative` as the whole analysis (its FEATS give the value it has)."""
         key = (lemma, upos, feats, tuple(features), mode, tuple(values or ()))
         if key not in self._alt_cache:
             self._alt_cache[key] = self._alternative(lemma, upos, feats, tuple(features), mode,
                                                      tuple(values or ()))
         return self._alt_cache[key]
 
-    def covarying(self, upos: str) -> frozenset[str]:
-        """Features of ``upos`` words that come and go with Number in this treebank:
-        carried by at least :data:`COVARY_PRESENT` of the tokens of one Number value
-        and at most :data:`COVARY_ABSENT` of those of another (Russian past-tense
-        Gender: singular only). Only these may be present on one side of a pair."""
-        if self._covarying is None:
-            self._covarying = _covarying(self.counts)
-        return self._covarying.get(upos, frozenset())
+    def covarying(self, upos: str, pivot: str = "Number") -> frozenset[str]:
+        """Features of ``upos`` words that come and go with ``pivot`` (Number) in this
+        treebank: carried by at least :data:`COVARY_PRESENT` of the tokens of one
+        value and at most :data:`COVARY_ABSENT` of those of another (Russian
+        past-tense Gender: singular only; Czech Animacy: masculine only). Only these
+        may be present on one side of a pair."""
+        if self._covary_from is not None:
+            found = self._covary_from.covarying(upos, pivot)
+        else:
+            if self._covarying is None:
+                self._covarying = {}
+            if pivot not in self._covarying:
+                self._covarying[pivot] = _covarying(self.counts, pivot)
+            found = self._covarying[pivot].get(upos, frozenset())
+        return found if self._covary_only is None else frozenset(k for k in found if k.split("[")[0] in self._covary_only)
+
+    def covary_as(self, other: "ParadigmTable | None", only: frozenset[str] | None = None) -> None:
+        """Judge co-variation (:meth:`covarying`) on ``other``'s counts (None: this
+        table's), and let only the features ``only`` co-vary (None: any). One file of
+        a language is often too small to tell a feature that comes and goes with
+        Number from one that happens to (a pooled table of all its files decides);
+        and a statistical co-variation of Case, Tense or Polarity with an agreement
+        value is an accident of the sample, never a paradigm (:data:`AGREEMENT_LIKE`;
+        their layers, ``Gender[subj]``, count as them)."""
+        self._covary_from, self._covary_only = other, only
+        self._alt_cache.clear()
 
     def _other_number(self, lemma, upos, feats, features, values):
         """(form, count, own rest, other rest) of the lemma's analyses with other
@@ -145,7 +171,7 @@ class ParadigmTable:
         own = parse_feats(feats)
         if any(f not in own for f in features):
             return None
-        pivot = "Number" if "Number" in features else features[0]
+        pivot = _pivot(features)
         own_rest = {k: v for k, v in own.items() if k not in features}
         out = []
         for a, n in self.lemma_forms(lemma, upos):
@@ -158,9 +184,9 @@ class ParadigmTable:
             out.append((a, n, changed, own_rest, {k: v for k, v in other.items() if k not in features}))
         return out
 
-    def _differing(self, upos: str, own_rest: dict, rest: dict) -> list[str]:
-        """Non-agreement features that make a pair more than a number contrast."""
-        cov = self.covarying(upos)
+    def _differing(self, upos: str, own_rest: dict, rest: dict, pivot: str = "Number") -> list[str]:
+        """Non-agreement features that make a pair more than a contrast of ``pivot``."""
+        cov = self.covarying(upos, pivot)
         out = []
         for k in sorted(set(own_rest) | set(rest)):
             if k in own_rest and k in rest:
@@ -177,12 +203,12 @@ class ParadigmTable:
         rows = self._other_number(lemma, upos, feats, tuple(features), tuple(values or ())) or []
         out = []
         for a, _n, _c, own_rest, rest in rows:
-            diff = self._differing(upos, own_rest, rest)
+            diff = self._differing(upos, own_rest, rest, _pivot(features))
             if diff:
                 out.append((a.form, diff))
         return out
 
-    def _alternative(self, lemma, upos, feats, features, mode, values=()) -> str | None:
+    def _alternative(self, lemma, upos, feats, features, mode, values=()) -> Analysis | None:
         if mode not in MODES:
             raise ValueError(f"unknown alternative mode {mode!r} (expected one of {', '.join(MODES)})")
         rows = self._other_number(lemma, upos, feats, features, values)
@@ -192,13 +218,13 @@ class ParadigmTable:
         for a, n, changed, own_rest, rest in rows:
             if mode == "exact" and rest != own_rest:
                 continue
-            if mode == "closest" and self._differing(upos, own_rest, rest):
+            if mode == "closest" and self._differing(upos, own_rest, rest, _pivot(features)):
                 continue
             shared = sum(1 for k, v in rest.items() if own_rest.get(k) == v)
             unshared = len(rest) + len(own_rest) - 2 * shared
             rank = (changed, -shared, unshared, -n, a.form)
             if best_key is None or rank < best_key:
-                best, best_key = a.form, rank
+                best, best_key = a, rank
         return best
 
     def form_counts(self) -> dict[str, int]:
@@ -237,8 +263,7 @@ class ParadigmTable:
                 raise TreebankError(f"{path}:1: not a paradigm table (expected header {' '.join(_HEADER)})")
             for lineno, line in enumerate(fh, start=2):
                 cols = line.rstrip("\r\n").split("\t")
-                if len(cols) != 5 or not cols[4].isdigit():
-                    raise TreebankError(f"{path}:{lineno}: expected form, lemma, upos, feats, count")
+                _check_row(cols, path, lineno)
                 try:
                     feats = canonical_feats(cols[3])
                 except ValueError as e:
@@ -250,26 +275,51 @@ class ParadigmTable:
         return len(self.counts)
 
 
+def _check_row(cols: list[str], path: Path, lineno: int) -> None:
+    """A paradigms.tsv row as :meth:`ParadigmTable.save` writes it: five fields, none
+    empty (an empty form would become an empty word in a nonce sentence), the count a
+    whole number of tokens, at least 1 (the row says the treebank has that analysis)."""
+    if len(cols) != len(_HEADER) or not cols[4].isdigit():
+        raise TreebankError(f"{path}:{lineno}: expected form, lemma, upos, feats, count")
+    empty = [name for name, col in zip(_HEADER, cols) if not col.strip()]
+    if empty:
+        raise TreebankError(f"{path}:{lineno}: empty {' and '.join(empty)} (a row is form, lemma, upos, "
+                            "feats, count, with feats _ when there are none)")
+    if int(cols[4]) < 1:
+        raise TreebankError(f"{path}:{lineno}: count 0: a row is an analysis the treebank has, "
+                            "seen at least once")
+
+
+#: features that may come and go with another agreement value (Russian plural past
+#: tenses drop Gender; Czech Animacy goes with masculine Gender): what relation mining
+#: lets co-vary (:meth:`ParadigmTable.covary_as`)
+AGREEMENT_LIKE = frozenset({"Animacy", "Gender", "Number", "Person"})
+
 #: thresholds of :meth:`ParadigmTable.covarying`
 COVARY_PRESENT = 0.1
 COVARY_ABSENT = 0.05
 
 
-def _covarying(counts: dict) -> dict[str, frozenset[str]]:
-    # upos -> Number value -> (tokens, feature -> tokens carrying it)
+def _pivot(features: Sequence[str]) -> str:
+    """The feature whose value must change: Number when it is one of them."""
+    return "Number" if "Number" in features else features[0]
+
+
+def _covarying(counts: dict, pivot: str = "Number") -> dict[str, frozenset[str]]:
+    # upos -> pivot value -> (tokens, feature -> tokens carrying it)
     per: dict = defaultdict(lambda: defaultdict(lambda: [0, Counter()]))
     parsed: dict[str, dict] = {}  # a few thousand FEATS strings among tens of thousands of analyses
     for a, n in counts.items():
         d = parsed.get(a.feats)
         if d is None:
             d = parsed[a.feats] = parse_feats(a.feats)
-        num = d.get("Number")
+        num = d.get(pivot)
         if num is None:
             continue
         cell = per[a.upos][num]
         cell[0] += n
         for k in d:
-            if k != "Number":
+            if k != pivot:
                 cell[1][k] += n
     out = {}
     for upos, by_value in per.items():

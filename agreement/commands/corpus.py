@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 @seed_option
 @quiet_option
 @pass_run("corpus")
-def corpus(run, inputs, lang, vocab_size, max_unk, clitics, workers, seed):
+def corpus(run, inputs, lang, vocab_size, max_unk, clitics, workers):
     """Prepare an LM corpus and its vocabulary.
 
     Prepare a language-model corpus from MediaWiki XML dumps (.xml, .xml.bz2,
@@ -49,7 +49,7 @@ def corpus(run, inputs, lang, vocab_size, max_unk, clitics, workers, seed):
     if (warning := lang_warning(lang)) is not None:  # a warning, not an error: the generic rules work
         log.warning(f"Warning: {warning}")
     result = corpus_to_dir(run, inputs, lang, vocab_size=vocab_size, max_unk=max_unk, clitics=clitics,
-                           workers=workers, seed=seed)
+                           workers=workers)
     s = result.stats
     log.info(f"{s['sentences_read']} sentences ({s['tokens_read']} tokens) read, "
              f"{s['sentences_dropped_unk']} dropped (> {100 * max_unk:g}% unknown); "

@@ -13,13 +13,13 @@ SCALES = ("tiny", "default")
 @seed_option
 @click.option("--scale", "size", type=click.Choice(SCALES), default="default", show_default=True,
               help="default: 2,000 treebank sentences, 300k corpus tokens, 9 nonce variants, a "
-                   "2-epoch LSTM (about a minute on 2 CPU cores); tiny: a 10-second smoke run. "
+                   "4-epoch LSTM (under two minutes on 2 CPU cores); tiny: a half-minute smoke run. "
                    "(Not train-lm's --size, which picks a model preset.)")
 @click.option("--size", "old_size", type=click.Choice(SCALES), hidden=True,
               help="The former name of --scale.")
 @quiet_option
 @pass_run("demo")
-def demo(run, seed, size, old_size):
+def demo(run, size, old_size):
     """Run the whole study on a generated language.
 
     Run the whole study on a language the project generates itself (nothing is
@@ -37,5 +37,5 @@ def demo(run, seed, size, old_size):
     """
     from agreement.demo.run import demo_config, run_demo  # lazy: the whole pipeline loads only when it runs
 
-    result = run_demo(run, demo_config(old_size or size, seed=seed, quiet=run.quiet))
+    result = run_demo(run, demo_config(old_size or size, seed=run.seed))
     click.echo(result.table, nl=False)

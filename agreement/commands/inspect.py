@@ -70,7 +70,7 @@ def _layers(ctx, param, value):
 @quiet_option
 @pass_run("inspect")
 def inspect(run, testset, model, analyses, paradigms, site, layers, fill, top, draws, folds, probe_items,
-            max_items, fmt, lang, batch_size, device, dtype, engine, threads, seed):
+            max_items, fmt, lang, batch_size, device, dtype, engine, threads):
     """Look inside a model: where number lives.
 
     Look inside a language model at how it does agreement (docs/inspect.md):
@@ -99,7 +99,7 @@ def inspect(run, testset, model, analyses, paradigms, site, layers, fill, top, d
                              fill=fill, top=top, draws=draws, folds=folds, probe_items=probe_items,
                              max_items=max_items, paradigms=paradigms, fmt=fmt, lang=lang, device=device,
                              dtype=dtype, batch_size=batch_size, threads=threads, engine=engine)
-    found = inspect_to_dir(run, testset, model, options, seed=seed)
+    found = inspect_to_dir(run, testset, model, options)
     click.echo(f"model\t{found.model}\nitems inspected\t{found.inspected}\nclean accuracy\t{found.clean_accuracy:.4f}")
     if found.ablation is not None:
         click.echo("top units\t" + " ".join(f"{l}:{u}" for l, u in found.ablation.top))

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 @out_option
 @quiet_option
 @pass_run("nonce")
-def nonce(run, extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt):
+def nonce(run, extract_dir, n, vocab, ambiguity, vowel_rule, sampling, fmt):
     """Make colorless-green nonce variants.
 
     Make nonce variants: every content word replaced by a random treebank word
@@ -50,7 +50,7 @@ def nonce(run, extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt
       agree extract ../shared/data/ud/en_ewt --lang en --out en-items
       agree nonce en-items --n 9 --seed 1 --out en-nonce
     """
-    result = nonce_to_dir(run, extract_dir, n=n, seed=seed, vocab=vocab, ambiguity=ambiguity,
+    result = nonce_to_dir(run, extract_dir, n=n, seed=run.seed, vocab=vocab, ambiguity=ambiguity,
                           vowel_rule=vowel_rule, sampling=sampling, fmt=fmt)
     c = result.counts()
     if not c["originals"]:
@@ -63,6 +63,9 @@ def nonce(run, extract_dir, n, seed, vocab, ambiguity, vowel_rule, sampling, fmt
         why = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in c["positions_fused_unchanged"].items()) or "none"
         log.info(f"merged tokens (function words kept): {fused} content positions, unchanged: {why}; "
                  f"{c['targets_fused']} merged targets keep their own pair")
+    if c.get("targets_own_pair"):
+        log.info("relation items whose closed-class target has no other lemma's pair, keeping their own: "
+                 + ", ".join(f"{k} {v}" for k, v in c["targets_own_pair"].items()))
     if c["distinct_pairs"]:
         log.info("distinct target pairs per item: "
                  + ", ".join(f"{k}: {v} items" for k, v in c["distinct_pairs"].items()))

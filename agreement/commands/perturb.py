@@ -47,7 +47,7 @@ def _options(pairs) -> dict:
 @quiet_option
 @pass_run("perturb")
 def perturb(run, testset, aspect, severity, pos_group, match_group, direction, vectors, paradigms, lang,
-            extra, seed):
+            extra):
     """Make a noisier copy of a test set.
 
     Perturb every item of a test set, keeping cue, target and their number intact.
@@ -77,7 +77,7 @@ def perturb(run, testset, aspect, severity, pos_group, match_group, direction, v
     result = perturb_to_dir(run, testset, aspect, severity,
                             {"pos_group": pos_group, "match_group": match_group, "direction": direction,
                              "lang": lang, **_options(extra)},
-                            vectors=vectors, paradigms=paradigms, seed=seed)
+                            vectors=vectors, paradigms=paradigms, seed=run.seed)
     if not result.items:
         log.warning(f"Warning: {testset}: the test set has no items, so there is nothing to perturb")
     s = result.stats

@@ -7,7 +7,7 @@ import click
 
 from agreement.options import CPUS, SIZE, WORKERS, device_option, out_option, pass_run, quiet_option, \
     seed_option
-from agreement.scoring.score_dir import ScoreOptions, score_to_dir
+from agreement.score_dir import ScoreOptions, score_to_dir
 from formats.testsets import FORMATS
 from lm.pieces import CONVENTIONS, DEFAULT, check_convention
 
@@ -101,7 +101,7 @@ log = logging.getLogger(__name__)
 @pass_run("score")
 def score(run, testsets, models, columns, humans, method, fmt, curve, lang, surprisal, units, reference,
           require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, convention, executor,
-          workers, ray_address, seed):
+          workers, ray_address):
     """Score test sets with language models.
 
     Score agreement test sets with language models and compare them with humans.
@@ -163,6 +163,6 @@ def score(run, testsets, models, columns, humans, method, fmt, curve, lang, surp
                            engine=engine, threads=threads, executor=executor, workers=workers,
                            ray_address=ray_address, curve=curve, lang=lang,
                            convention=check_convention(convention, method))
-    result = score_to_dir(run, testsets, models, options, seed=seed)
+    result = score_to_dir(run, testsets, models, options)
     click.echo(result.table, nl=False)
     log.info(f"wrote {result.rows} scored rows and the summary to {run.out}")

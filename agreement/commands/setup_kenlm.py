@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import logging
-import sys
 
 import click
-from tqdm import tqdm
 
 from agreement.options import CPUS, pass_run, quiet_option
+from treebanks.progress import progress as progress_bar
 from lm.kenlm.build import build_kenlm
 
 log = logging.getLogger(__name__)
@@ -47,10 +46,8 @@ def kenlm(run, prefix, version, jobs):
 
     def progress(stage, percent):
         nonlocal bar
-        if not log.isEnabledFor(logging.INFO):   # --quiet: no bar
-            return
         if bar is None:
-            bar = tqdm(total=100, desc="kenlm", unit="%", file=sys.stderr)
+            bar = progress_bar(log, total=100, desc="kenlm", unit="%")
         bar.set_description(f"kenlm: {stage}")
         if percent >= 0:
             bar.update(percent - bar.n)

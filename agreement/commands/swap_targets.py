@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 @out_option
 @quiet_option
 @pass_run("swap-targets")
-def swap_targets(run, extract_dir, k, vocab, seed):
+def swap_targets(run, extract_dir, k, vocab):
     """Swap target lemmas (systematicity items).
 
     Systematicity items: every original item of an `agree extract` directory,
@@ -38,7 +38,7 @@ def swap_targets(run, extract_dir, k, vocab, seed):
       agree score en-swaps --model en-lstm --out en-swaps-scored
       agree analyze en-swaps-scored --out en-swaps-analysis
     """
-    result = swap_targets_to_dir(run, extract_dir, k=k, seed=seed, vocab=vocab)
+    result = swap_targets_to_dir(run, extract_dir, k=k, seed=run.seed, vocab=vocab)
     c = result.counts()
     log.info(f"{c['originals']} original items, {c['swaps']} swaps; fewer than {k} lemmas for "
              f"{sum(c['fewer_than_k'].values())}, none for {sum(c['no_pair'].values())} -> {run.out}")

@@ -87,7 +87,7 @@ class SnapshotEvery(click.ParamType):
 @quiet_option
 @out_option
 @pass_run("train-lm")
-def train_lm(run, inputs, lang, arch, size, epochs, max_steps, resume, seed, snapshot_every, **options):
+def train_lm(run, inputs, lang, arch, size, epochs, max_steps, resume, snapshot_every, **options):
     """Train a language model.
 
     Train a language model on a corpus directory (`agree corpus`), MediaWiki
@@ -112,8 +112,7 @@ def train_lm(run, inputs, lang, arch, size, epochs, max_steps, resume, seed, sna
     if snapshot_every is not None:   # one option, two library settings: steps or tokens
         options.update(snapshot_every=snapshot_every.steps, snapshot_tokens=snapshot_every.tokens)
     result = train_lm_to_dir(run, inputs, arch=arch, lang=lang, size=size, epochs=epochs, max_steps=max_steps,
-                             seed=seed, resume=resume,
-                             **options)
+                             resume=resume, **options)
     m = result.metrics
     if os.environ.get("RANK", "0") == "0":   # torchrun: one report, from rank 0
         log.info(f"{arch}: validation perplexity {m['valid_ppl']:.2f} over {m['valid_tokens']} tokens "

@@ -44,17 +44,18 @@ and stable across runs; items are sorted by construction (the order of
 from __future__ import annotations
 
 import dataclasses
-import gc
 import os
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from agreement.errors import AgreeError
-from agreement.extraction.mining import Construction, ConstructionMiner, Key, MiningConfig, explain, parse_construction
+from agreement.extraction.config import (ExtractConfig, ExtractResult, check_relation_features, parse_features,
+                                         parse_relations, parse_values)
+from agreement.extraction.itemtools import ATTRACTOR_MIN_SHARE, as_word, file_stem, gc_paused, match_case
+from agreement.extraction.mining import Construction, ConstructionMiner, Key, explain, parse_construction
+from agreement.extraction.relations import extract_relations
 from formats.items import Item
 from treebanks.errors import TreebankError, literal
 from treebanks.features import feature_names, feature_values, infer_verb_number
@@ -66,76 +67,29 @@ from treebanks.reader import expand_paths
 CONSTRUCTIONS_FILE = "constructions.tsv"
 CONSTRUCTION_COLUMNS = ("direction", "construction", "pairs", "sing", "plur", "cue_counts",
                         "entropy", "arcs", "items")
-#: an attractor analysis must be at least this share of the word's most frequent one
-ATTRACTOR_MIN_SHARE = 0.1
 
 
-@dataclass(frozen=True)
-class ExtractConfig:
-    """Options of ``agree extract`` (defaults: the paper's)."""
-    features: tuple[str, ...] = ("Number",)  #: agreement features
-    min_count: int = 10          #: cues needed per value (singular and plural)
-    min_distance: int = 4        #: smallest cue-target index difference (3 words between)
-    max_distance: int = 14       #: largest cue-target index difference
-    max_entropy: float = 0.001   #: H(cue | target) threshold, nats
-    alt: str = "closest"         #: alternative-form lookup: "closest" or "exact" (the paper's)
-    infer_verb_number: bool = False  #: add Number to finite present verbs that lack it
-    vocab: frozenset[str] | None = None  #: keep items whose words are all in it
-    values: tuple[str, ...] = ("Sing", "Plur")  #: the two Number values contrasted (Dual excluded)
-    lang: str | None = None      #: language code, recorded for later steps
-    explain: tuple[str, ...] = ()  #: constructions to explain, e.g. "R VERB NOUN CCONJ VERB"
-    cache_dir: str | None = None  #: parsed-treebank cache (:mod:`treebanks.cache`); None: no cache
-    workers: int | None = None   #: processes parsing (None: as many as CPUs; big files in pieces)
-
-    def mining(self) -> MiningConfig:
-        return MiningConfig(self.features, self.min_distance, self.max_distance,
-                            self.min_count, self.max_entropy, tuple(self.values))
-
-    def parameters(self) -> dict:
-        """The parameters as the manifest records them."""
-        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        d["features"] = "|".join(self.features)
-        d["vocab"] = None if self.vocab is None else len(self.vocab)
-        d["explain"] = list(self.explain)
-        d["values"] = ",".join(self.values)
-        for name in ("cache_dir", "workers"):  # how, not what: results do not depend on them
-            del d[name]
-        return d
-
-
-@dataclass(frozen=True)
-class ExtractResult:
-    """Everything ``agree extract`` writes."""
-    items: tuple[Item, ...]                  #: original items, sorted
-    constructions: tuple[Construction, ...]  #: every construction seen, judged
-    kept: tuple[Construction, ...]           #: the kept ones, most items first
-    item_counts: dict[Key, int]              #: items per kept construction
-    paradigms: ParadigmTable
-    filters: dict[str, int]                  #: what each filter dropped (arcs, constructions, items)
-    sentences: int
-    tokens: int
-    files: tuple[Path, ...]
-    explanations: tuple[str, ...]            #: one text per ``config.explain`` entry
-    reading: dict = dataclasses.field(default_factory=dict)  #: files read from the cache / parsed
-
-
-def parse_features(spec: str | Sequence[str]) -> tuple[str, ...]:
-    """``"Number|Gender"`` -> ``("Gender", "Number")`` (canonical order, as in FEATS)."""
-    names = spec.split("|") if isinstance(spec, str) else list(spec)
-    names = [n.strip() for n in names if n.strip()]
-    if not names:
-        raise AgreeError("no agreement feature given (e.g. {features} Number)", fields=True)
-    return tuple(sorted(set(names), key=lambda s: (s.lower(), s)))
-
-
-def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = ExtractConfig()) -> ExtractResult:
-    """Mine constructions from UD treebank files and turn them into original items."""
-    config = dataclasses.replace(config, features=parse_features(config.features))
-    _check_config(config)
+def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = ExtractConfig(), *,
+                  paradigms: Sequence[str | os.PathLike] = (),
+                  lexicon: str | os.PathLike | None = None) -> ExtractResult:
+    """Mine agreement items from UD treebank files: constructions (the paper's
+    method, the default) or, with ``config.mode == "relations"``, agreement
+    relations (:mod:`agreement.extraction.relations`), with wrong forms pooled over
+    ``paths``, the extra treebanks ``paradigms`` and the UniMorph file ``lexicon``.
+    A run without items says why in ``reason`` (one line)."""
+    config = check_config(config)
+    if config.mode == "constructions" and (paradigms or lexicon is not None):
+        raise AgreeError("pooled paradigms ({paradigms}) and a lexicon ({lexicon}) are for relation "
+                         "mining ({mode} relations)", fields=True)
     keys = [parse_construction(s) for s in config.explain]  # fail before the long part
     files = expand_paths(paths)
-    with _gc_paused():
-        return _extract(files, config, keys)
+    with gc_paused():
+        if config.mode == "relations":
+            return extract_relations(files, config, paradigms=paradigms, lexicon=lexicon)
+        result = _extract(files, config, keys)
+        if not result.items:
+            result = dataclasses.replace(result, reason=_construction_reason(result, config))
+        return result
 
 
 def _extract(files: list[Path], config: ExtractConfig, keys: list[Key]) -> ExtractResult:
@@ -177,33 +131,53 @@ def _extract(files: list[Path], config: ExtractConfig, keys: list[Key]) -> Extra
                          reading)
 
 
-@contextmanager
-def _gc_paused():
-    """An extract run allocates millions of small objects, none in reference
-    cycles (reference counting frees them); the cyclic collector's repeated scans
-    of the growing heap would cost a tenth of the run or more."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            # the millions of objects allocated meanwhile would all be "young": the
-            # first collection after enable() would scan them all (half a second on
-            # EWT); freeze + unfreeze moves them to the oldest generation unscanned
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
+def check_config(config: ExtractConfig) -> ExtractConfig:
+    """``config`` with its features in canonical order, checked: an :class:`AgreeError`
+    for options that contradict each other (before any treebank is read)."""
+    config = dataclasses.replace(config, features=parse_features(config.features))
+    _check_config(config)
+    return config
 
 
 def _check_config(c: ExtractConfig) -> None:
     if c.alt not in MODES:
         raise AgreeError(f"unknown {{alt}} {literal(repr(c.alt))} (expected one of: {', '.join(MODES)})",
                          fields=True)
-    if not 1 <= c.min_distance <= c.max_distance:
+    if not 1 <= c.min_distance <= (c.max_distance if c.max_distance is not None else c.min_distance):
         raise AgreeError(f"need 1 <= min distance <= max distance (got {c.min_distance}..{c.max_distance})")
+    if c.mode == "relations":
+        parse_relations(c.relations)
+        check_relation_features(c.features)
+        if c.explain:
+            raise AgreeError("{explain} names constructions; relation mining has none", fields=True)
     if c.min_count < 1:
         raise AgreeError(f"{{min_count}} must be at least 1 (got {c.min_count})", fields=True)
+
+
+def _construction_reason(result: ExtractResult, config: ExtractConfig) -> str:
+    """Why the construction filter kept nothing, with its counts for the construction
+    nearest to passing, and what would find more (a template, as
+    :func:`agreement.extraction.relations.zero_reason`)."""
+    cs = result.constructions
+    if not cs:
+        return (f"no candidate arc ({config.min_distance}..{config.max_distance} apart, both ends with "
+                f"{'|'.join(config.features)}) in {result.sentences} sentences; relation mining ({{mode}} "
+                f"relations) takes every distance and needs no construction counts")
+    if result.kept:
+        return (f"{len(result.kept)} constructions kept, but none of their arcs has a usable wrong form "
+                f"(no alternative {result.filters['no_alternative']}, not number only "
+                f"{result.filters['non_number_difference']}, same spelling {result.filters['same_spelling']}, "
+                f"vocabulary {result.filters['vocab']}); relation mining ({{mode}} relations) pools paradigms")
+
+    def nearest(c):
+        counts = [n for v, n in c.cue_counts]
+        return (c.entropy < config.max_entropy, sorted(counts)[-2] if len(counts) > 1 else 0, c.arcs)
+    best = max(cs, key=nearest)
+    cues = ", ".join(f"{v} {n}" for v, n in best.cue_counts) or "no value pair seen twice"
+    return (f"0 of {len(cs)} constructions kept: none has H(cue|target) < {config.max_entropy:g} and "
+            f"{{min_count}} {config.min_count} cues of two values (nearest: {literal(best.name)}, "
+            f"{best.arcs} arcs, cues {literal(cues)}, H = {best.entropy:.3f}); a lower {{min_count}} or "
+            f"relation mining ({{mode}} relations), which needs no construction counts, would find more")
 
 
 def _check_features(table: ParadigmTable, features: Sequence[str], files: Sequence[Path]) -> None:
@@ -216,16 +190,6 @@ def _check_features(table: ParadigmTable, features: Sequence[str], files: Sequen
         have = ", ".join(sorted(seen, key=str.lower)) or "none"
         raise TreebankError(f"{where}: no token has the feature {', '.join(missing)}; "
                             f"features in this treebank: {have}")
-
-
-def parse_values(spec: str | Sequence[str]) -> tuple[str, ...]:
-    """``"Sing,Plur"`` -> ``("Sing", "Plur")``; exactly two distinct values."""
-    vals = spec.split(",") if isinstance(spec, str) else list(spec)
-    vals = [v.strip() for v in vals if v.strip()]
-    if len(vals) != 2 or vals[0] == vals[1]:
-        raise AgreeError(f"{{values}} needs two different values, e.g. Sing,Plur "
-                         f"(got {literal(','.join(vals) or 'none')})", fields=True)
-    return tuple(vals)
 
 
 def _check_values(table: ParadigmTable, c: ExtractConfig, files: Sequence[Path]) -> None:
@@ -254,27 +218,6 @@ def _infer_number(tb: TreebankColumns) -> TreebankColumns:
     names = list(index)
     is_verb = np.isin(tb.upos, [k for k, u in enumerate(tb.upos_names) if u in ("VERB", "AUX")])
     return tb.with_feats(np.where(is_verb, verbal[tb.feats], tb.feats), names)
-
-
-def _word(form: str) -> str:
-    # items.tsv separates words by spaces; a few treebanks have spaces inside a form
-    return form.replace(" ", "\u00a0")
-
-
-def _match_case(form: str, like: str) -> str:
-    # the table may know the other form only sentence-initially ("Dormono"); a
-    # lowercase target gets a lowercase alternative (all-caps forms stay)
-    if like[:1].islower() and form[:1].isupper() and not form.isupper():
-        return form[0].lower() + form[1:]
-    return form
-
-
-def file_stem(path: str | os.PathLike) -> str:
-    """``.../en_ewt-ud-train.conllu.gz`` -> ``en_ewt-ud-train``."""
-    name = Path(path).name
-    for suffix in (".gz", ".bz2", ".conllu"):
-        name = name.removesuffix(suffix)
-    return name
 
 
 class _ItemBuilder:
@@ -311,7 +254,7 @@ class _ItemBuilder:
             else:
                 filters["no_alternative"] += 1
             return None
-        wrong = _match_case(wrong, target.form)
+        wrong = match_case(wrong, target.form)
         if wrong == target.form:
             filters["same_spelling"] += 1
             return None
@@ -326,8 +269,8 @@ class _ItemBuilder:
         return Item(
             item_id=f"{file_stem(s.source)}:{s.sent_id}:{arc.cue}-{arc.target}",
             variant=0, construction=" ".join(c.pos), direction=c.direction,
-            tokens=tuple(_word(t.form) for t in tokens), pos=tuple(t.upos for t in tokens),
-            feats=tuple(t.feats for t in tokens), correct=_word(target.form), wrong=_word(wrong),
+            tokens=tuple(as_word(t.form) for t in tokens), pos=tuple(t.upos for t in tokens),
+            feats=tuple(t.feats for t in tokens), correct=as_word(target.form), wrong=as_word(wrong),
             lemma=target.lemma, number=",".join(arc.value), cue_index=arc.cue, target_index=arc.target,
             attractors=attractors, punct=any(t.upos == "PUNCT" for t in context),
             space_after=tuple(t.space_after for t in tokens[:-1]) + (False,))  # none after the end
@@ -379,5 +322,5 @@ def summary_table(result: ExtractResult) -> str:
                                enumerate(zip(r, widths))).rstrip() for r in rows)
 
 
-__all__ = ["ExtractConfig", "ExtractResult", "extract_items", "parse_features", "parse_values",
-           "write_constructions", "summary_table", "file_stem"]
+__all__ = ["ExtractConfig", "ExtractResult", "extract_items", "check_config", "parse_features", "parse_values",
+           "parse_relations", "write_constructions", "summary_table", "file_stem"]

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 from agreement.inspection.cases import Case
 from agreement.inspection.conditions import cluster_ci, conditions, mean_interval, share, with_attractors
 from lm.open import ItemInput, OpenModel
+from treebanks.progress import progress
 
 log = logging.getLogger(__name__)
 
@@ -137,8 +137,7 @@ def ablate_units(model: OpenModel, cases: Sequence[Case], inputs: Sequence[ItemI
         rank_mask, rank_condition = selection, "all"
     rows: list[UnitRow] = []
     ranked: list[tuple[int, int, float]] = []
-    bar = tqdm(total=len(layers) * width, desc=f"ablating {site} units", unit="unit",
-               disable=not log.isEnabledFor(logging.INFO))
+    bar = progress(log, total=len(layers) * width, desc=f"ablating {site} units", unit="unit")
     for layer in layers:
         effects = np.empty((width, len(inputs)))
         step = max(1, min(width, 64))

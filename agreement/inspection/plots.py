@@ -13,7 +13,7 @@ from agreement.inspection.cases import POSITIONS
 from agreement.inspection.patching import PatchRow
 from agreement.inspection.probes import ProbeRow
 from agreement.inspection.trajectories import OFFSETS, TrajectoryRow
-from agreement.reporting.png import pyplot, save_png
+from agreement.reporting.png import save_png, subplots
 
 COLOURS = {"Sing": "tab:blue", "Plur": "tab:red"}
 
@@ -21,8 +21,7 @@ COLOURS = {"Sing": "tab:blue", "Plur": "tab:red"}
 def plot_ablation(ab: Ablation, path: str | os.PathLike, title: str) -> None:
     """Left: every unit's effect on the ranking items (by layer); right: the top set
     against the random sets on the evaluation half."""
-    plt = pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [3, 1]})
+    fig, (left, right) = subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [3, 1]})
     by_layer = defaultdict(list)
     for layer, unit, effect in ab.ranked:
         by_layer[layer].append((unit, effect))
@@ -81,11 +80,10 @@ def plot_trajectories(rows: Sequence[TrajectoryRow], path: str | os.PathLike, ti
                       order: Sequence[tuple[int, int]] = ()) -> None:
     """One row of panels per (site, layer, unit), units in ``order`` (the ablation ranking),
     each unit's sites together: the cue-anchored and the target-anchored means."""
-    plt = pyplot()
     rank = {u: i for i, u in enumerate(order)}
     keys = sorted({(r.site, r.layer, r.unit) for r in rows},
                   key=lambda k: (rank.get((k[1], k[2]), len(rank)), k[1], k[2], k[0] != "hidden", k[0]))
-    fig, axes = plt.subplots(len(keys), 2, figsize=(10, 2.4 * len(keys)), squeeze=False, sharey="row")
+    fig, axes = subplots(len(keys), 2, figsize=(10, 2.4 * len(keys)), squeeze=False, sharey="row")
     cells = {(r.site, r.layer, r.unit, r.number, r.attractor, r.anchor, r.offset): r for r in rows}
     for k, (site, layer, unit) in enumerate(keys):
         for j, anchor in enumerate(OFFSETS):
@@ -107,7 +105,7 @@ def plot_trajectories(rows: Sequence[TrajectoryRow], path: str | os.PathLike, ti
 
 
 def _integer_ticks(ax) -> None:
-    from matplotlib.ticker import MaxNLocator  # lazy: matplotlib is loaded by pyplot() first
+    from matplotlib.ticker import MaxNLocator  # lazy: matplotlib is loaded by subplots() first
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
@@ -118,9 +116,8 @@ def _offset_label(anchor: str, offset: int) -> str:
 
 def plot_probes(rows: Sequence[ProbeRow], path: str | os.PathLike, title: str) -> None:
     """Accuracy by layer, one line per position class, shuffled-label control dashed."""
-    plt = pyplot()
     sites = sorted({r.site for r in rows})
-    fig, axes = plt.subplots(1, len(sites), figsize=(6 * len(sites), 4), squeeze=False)
+    fig, axes = subplots(1, len(sites), figsize=(6 * len(sites), 4), squeeze=False)
     for ax, site in zip(axes[0], sites):
         for pos in POSITIONS:
             mine = sorted((r for r in rows if r.site == site and r.position == pos), key=lambda r: r.layer)
@@ -146,12 +143,11 @@ def plot_probes(rows: Sequence[ProbeRow], path: str | os.PathLike, title: str) -
 
 def plot_patching(rows: Sequence[PatchRow], path: str | os.PathLike, title: str) -> None:
     """Per layer, the share of choices flipped (whole-layer sites); a layer x head heatmap."""
-    plt = pyplot()
     rows = [r for r in rows if r.condition == "all"]
     layered = sorted({r.site for r in rows if r.head is None})
     heads = [r for r in rows if r.head is not None]
     n = len(layered) + (1 if heads else 0)
-    fig, axes = plt.subplots(1, n, figsize=(6 * n, 4), squeeze=False)
+    fig, axes = subplots(1, n, figsize=(6 * n, 4), squeeze=False)
     for ax, site in zip(axes[0], layered):
         mine = sorted((r for r in rows if r.site == site and r.head is None and r.layer >= 0), key=lambda r: r.layer)
         x = [r.layer for r in mine]

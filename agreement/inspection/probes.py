@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 from agreement.inspection.cases import POSITIONS, Case
 from agreement.inspection.conditions import cluster_ci
 from agreement.inspection.logistic import cross_validate, folds_of
 from lm.open import ItemInput, OpenModel
+from treebanks.progress import progress
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def probe_states(model: OpenModel, cases: Sequence[Case], inputs: Sequence[ItemI
     per_cell = sum(len(v) for v in where.values()) * 4
     rows: list[ProbeRow] = []
     start = 0
-    bar = tqdm(total=len(cells), desc="probes", unit="layer", disable=not log.isEnabledFor(logging.INFO))
+    bar = progress(log, total=len(cells), desc="probes", unit="layer")
     while start < len(cells):
         n = start + 1
         while n < len(cells) and (n + 1 - start) * per_cell * _width(model, cells[n]) <= BUDGET_BYTES:

@@ -171,9 +171,10 @@ def _twins(model: OpenModel, cases, inputs, table) -> tuple[list[int], list[Item
     return keep, twins, why
 
 
-def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOptions, *,
-                   seed: int) -> Inspection:
-    """Run the analyses (module docstring) and write ``run.out``; returns what was found."""
+def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOptions) -> Inspection:
+    """Run the analyses (module docstring) and write ``run.out`` (``run.seed`` fixes every
+    draw); returns what was found."""
+    seed = run.seed
     ts, table, opened = _load(testset, model, options, run)
     sites = _defaults(opened, options)
     analyses = set(options.analyses) | ({"ablation"} if "trajectories" in options.analyses else set())

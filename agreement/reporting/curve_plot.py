@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from agreement.reporting.png import pyplot, save_png
+from agreement.reporting.png import colours as colour_cycle, save_png, subplots
 
 #: conditions drawn side by side (others, perturbations, only when neither is there)
 _PANELS = ("original", "nonce")
@@ -28,10 +28,9 @@ def plot_curve(rows: Sequence, axes: dict[str, str], path: str | os.PathLike) ->
     series = list(dict.fromkeys(r.series for r in rows)) or ["(no points)"]
     conditions = list(dict.fromkeys(r.condition for r in rows))
     panels = [c for c in _PANELS if c in conditions] or conditions[:2] or ["original"]
-    plt = pyplot()
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    fig, grid = plt.subplots(len(series), len(panels), figsize=(5.5 * len(panels), 4.6 * len(series)),
-                             squeeze=False, sharey=True)
+    colours = colour_cycle()
+    fig, grid = subplots(len(series), len(panels), figsize=(5.5 * len(panels), 4.6 * len(series)),
+                         squeeze=False, sharey=True)
     for i, name in enumerate(series):
         axis = axes.get(name, "order")
         for ax, cond in zip(grid[i], panels):

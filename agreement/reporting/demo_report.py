@@ -1,29 +1,26 @@
 """``report.md`` of ``agree demo``: what the models got right, in tables and one sentence.
 
 Every figure comes from the one results model (:func:`agreement.reporting.results.build_results`)
-of the scored ``items.tsv`` that ``agree score`` writes (read by
-:func:`formats.scored.read_scored` as a :class:`~formats.scored.ScoredTable`), joined with
-the test set's ``items.tsv`` for the sentences and the arc direction. Accuracy is the share of items where P(correct form)
-> P(wrong form) over the decidable items (a tie is undecidable, counted apart), in
-percent, with 95% Wilson intervals. The closing sentence is generated from the figures:
+of the scored rows ``agree score`` produced (:class:`~formats.scored.ScoredTable`, with the
+items themselves: their sentences and arc directions). Accuracy is the share of items where
+P(correct form) > P(wrong form) over the decidable items (a tie is undecidable, counted
+apart, per model), in percent, with 95% Wilson intervals. The closing sentence is generated from the figures:
 it names the ordering of the models on nonce items with attractors, the items the
 paper's argument rests on (Gulordava et al. 2018, section 5).
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-import numpy as np
-
 from agreement.errors import AgreeError
 from agreement.reporting.results import ATTRACTED, Count, Results, build_results
 from agreement.reporting.summary_md import md_table
-from formats.items import Item, read_items
-from formats.scored import read_scored
+from formats.items import Item
+from formats.scored import ScoredTable
+
 REPORT_FILE = "report.md"
 ORIGINAL, NONCE = "original", "nonce"
 #: attractor counts from this value up share one row
@@ -48,14 +45,13 @@ class ModelInfo:
 class ReportInputs:
     """What the report reads and says besides the figures.
 
-    scored: the scored items.tsv of ``agree score``; testset: the items.tsv scored
-    (original and nonce variants); score_dir: the score output directory (its PNGs
-    are linked); models: in table order; setting: lines describing the run (data
+    table: the scored rows of ``agree score``, with their items (original and nonce
+    variants); score_dir: the score output directory (its PNGs are linked); models: in
+    table order; setting: lines describing the run (data
     sizes, seed); commands: the equivalent CLI commands; timings: a file of step
     times to link (kept out of the report so that the same seed gives the same
     report, byte for byte)."""
-    scored: Path
-    testset: Path
+    table: ScoredTable
     score_dir: Path
     models: tuple[ModelInfo, ...]
     setting: tuple[str, ...] = ()
@@ -166,7 +162,8 @@ def render(inputs: ReportInputs, results: Results, items: Mapping[tuple, Item], 
 
 
 def _accuracy_md(results: Results, models: Sequence[ModelInfo]) -> list[str]:
-    """Overall and with-attractor accuracy per model and condition, with intervals and counts."""
+    """Overall and with-attractor accuracy per model and condition, with intervals and
+    counts; each model's undecidable items beside its accuracies when any model has some."""
     conds = _conditions(results)
     out = ["## Accuracy", "",
            "Accuracy in % (share of items where the model gives the correct form a higher "
@@ -174,15 +171,21 @@ def _accuracy_md(results: Results, models: Sequence[ModelInfo]) -> list[str]:
            "counted apart); 95% Wilson intervals in "
            "brackets. \"attr. >= 1\": items with at least one attractor (a noun of the other "
            "number between subject and verb).", ""]
-    header = ["model"] + [h for c in conds for h in (c, f"{c}, attr. >= 1")]
-    rows = [[m.label] + [_with_interval(_count(results, m.name, c, by)) for c in conds for by in ("all", ATTRACTED)]
-            for m in models]
-    first = models[0].name
-    counts = ["items"] + [str((_count(results, first, c, by) or Count()).n) for c in conds for by in ("all", ATTRACTED)]
-    ties = ["undecidable"] + [str((results.count(first, c) or Count()).ties) if by == "all" else ""
-                              for c in conds for by in ("all", ATTRACTED)]
-    any_ties = any(c.ties for (_, _, by, _), c in results.counts.items() if by == "all")
-    return out + md_table(header, rows + [counts] + ([ties] if any_ties else []))
+    cells = [(c, by) for c in conds for by in ("all", ATTRACTED)]
+    ties = {m.name: [(results.count(m.name, c) or Count()).ties for c in conds] for m in models}
+    any_ties = any(any(t) for t in ties.values())
+    header = ["model"] + [c if by == "all" else f"{c}, attr. >= 1" for c, by in cells]
+    header += ["undecidable (" + " / ".join(conds) + ")"] if any_ties else []
+    rows = [[m.label] + [_with_interval(_count(results, m.name, c, by)) for c, by in cells]
+            + ([" / ".join(map(str, ties[m.name]))] if any_ties else []) for m in models]
+    # decidable and undecidable together: every model was asked about the same items
+    counts = ["items"] + [str(_items(results, models[0].name, c, by)) for c, by in cells] + ([""] if any_ties else [])
+    return out + md_table(header, rows + [counts])
+
+
+def _items(results: Results, model: str, cond: str, by: str) -> int:
+    c = results.count(model, cond, by) or Count()
+    return c.n + c.ties
 
 
 def _breakdown_md(results: Results, models: Sequence[ModelInfo], by: str) -> list[str]:
@@ -247,21 +250,11 @@ def _example(items: Mapping[tuple, Item]) -> list[str]:
 
 
 def demo_results(inputs: ReportInputs) -> tuple[Results, dict[tuple, Item]]:
-    """The results of the scored rows joined with the test items (for the direction of
-    each construction and the example), and the items by (item_id, variant)."""
-    items = {(it.item_id, it.variant): it for it in read_items(inputs.testset)}
-    kinds = {m.name: m.kind for m in inputs.models}
-    table = read_scored(inputs.scored)
-    if not len(table):
-        raise AgreeError(f"{inputs.scored}: no scored rows")
-    joined = np.empty(len(table), dtype=object)
-    for i, key in enumerate(zip(table.item_id.tolist(), table.variant.tolist())):
-        joined[i] = items.get(key)
-        if joined[i] is None:
-            raise AgreeError(f"{inputs.scored}: item {key[0]} variant {key[1]} is not in {inputs.testset}")
-    direction = np.array([it.direction for it in joined], dtype=object)
-    kind = np.array([kinds.get(m, "") for m in table.model.tolist()], dtype=object)
-    return build_results(dataclasses.replace(table, items=joined, direction=direction, kind=kind)), items
+    """The results of the scored rows, and their items by (item_id, variant) (for the example)."""
+    table = inputs.table
+    if not len(table) or table.items is None:
+        raise AgreeError(f"{inputs.score_dir}: no scored rows with their items")
+    return build_results(table), {(it.item_id, it.variant): it for it in table.items.tolist()}
 
 
 def write_demo_report(inputs: ReportInputs, report_path: str | os.PathLike) -> Results:

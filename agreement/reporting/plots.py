@@ -14,7 +14,7 @@ from typing import Sequence
 
 from agreement.reporting.humans import HumanIndex
 from agreement.reporting.results import HUMANS, Results
-from agreement.reporting.png import pyplot, save_png
+from agreement.reporting.png import save_png, subplots
 from agreement.reporting.summary import summary_dict
 from formats.scored import ScoredTable
 
@@ -58,7 +58,7 @@ def plot_by_construction(results: Results, path: str | os.PathLike) -> None:
     cells, labels, panels = _cells(summary, "construction"), _labels(summary), _panels(summary)
     constructions = sorted({v for (_, c, v) in cells if c in panels}, key=str)
     height = max(3.0, 0.25 * len(constructions) * max(len(labels), 1) + 1.5)
-    fig, axes = pyplot().subplots(1, len(panels), figsize=(6 * len(panels), height), sharey=True, squeeze=False)
+    fig, axes = subplots(1, len(panels), figsize=(6 * len(panels), height), sharey=True, squeeze=False)
     width = 0.8 / max(len(labels), 1)
     for ax, cond in zip(axes[0], panels):
         for j, label in enumerate(labels):
@@ -88,7 +88,7 @@ def plot_by_attractors(results: Results, path: str | os.PathLike) -> None:
     per condition; 95% CI error bars."""
     summary = summary_dict(results)
     cells, labels, panels = _cells(summary, "attractors"), _labels(summary), _panels(summary)
-    fig, axes = pyplot().subplots(1, len(panels), figsize=(5 * len(panels), 3.8), sharey=True, squeeze=False)
+    fig, axes = subplots(1, len(panels), figsize=(5 * len(panels), 3.8), sharey=True, squeeze=False)
     for ax, cond in zip(axes[0], panels):
         values = sorted({v for (_, c, v) in cells if c == cond})
         for label in labels:
@@ -132,7 +132,7 @@ def plot_model_vs_human(scored: ScoredTable, humans: HumanIndex, path: str | os.
     if not models:
         return False
     ceiling = bool(results is not None and results.ceiling)
-    fig, axes = pyplot().subplots(1, len(models) + ceiling, figsize=(4 * (len(models) + ceiling), 4), squeeze=False)
+    fig, axes = subplots(1, len(models) + ceiling, figsize=(4 * (len(models) + ceiling), 4), squeeze=False)
     for ax, m in zip(axes[0], models):
         for cond in sorted(points[m]):
             xs, ys = points[m][cond]

@@ -1,7 +1,8 @@
 """The one results model of ``agree score``: a typed record built once from scored
 items, that every report renders from (``summary.json``/``summary.md`` in
 :mod:`agreement.reporting.summary`, the PNGs in :mod:`agreement.reporting.plots`, the robustness table in
-:mod:`agreement.reporting.robustness`, the demo's ``report.md`` in :mod:`agreement.reporting.demo_report`).
+:mod:`agreement.reporting.robustness`, the demo's ``report.md`` in :mod:`agreement.reporting.demo_report`,
+``agree analyze``'s accuracies).
 
 Every accuracy is over the *decidable* items: a tie (both forms scored alike) is
 undecidable, counted apart, never wrong. Two kinds of figures:
@@ -22,14 +23,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from agreement.reporting.humans import (HumanComparison, HumanIndex, Reliability, model_human_agreement,
                              split_half_reliability)
 from agreement.reporting.paired import PairedComparison, paired_tests
+from agreement.reporting.predictions import PredictionAccuracy
 from agreement.reporting.stats import N_BOOT, bootstrap_ci, mean_sd, wilson
+from formats.published import PublishedFigures
 from formats.testsets.papertab import FREQ_MODEL
 from formats.scored import ScoredTable
 
@@ -37,6 +40,16 @@ HUMANS = "humans"
 BREAKDOWNS = ("all", "construction", "attractors", "testset")
 #: per-model counts also have this breakdown: items with at least one attractor
 ATTRACTED = "attracted"
+
+
+class CountKey(NamedTuple):
+    """Where a :class:`Count` sits: one model's outcomes in one condition, in one cell of a
+    breakdown (``by``: ``all``, ``attracted``, ``construction``, ``attractors``,
+    ``testset``; ``value``: the cell, None for ``all`` and ``attracted``)."""
+    model: str
+    condition: str
+    by: str
+    value: object = None
 
 
 @dataclass(frozen=True)
@@ -127,13 +140,13 @@ class HumanCells:
 class Results:
     """Everything the reports show (see the module docstring). Besides the figures of the
     rows, what ``agree score`` adds for its report: the test sets, the method, the readers'
-    notes, per-paradigm human and published figures (:mod:`formats.published`, as summary
-    rows), the models' scoring conventions, the SyntaxGym suites' predictions and the
-    robustness rows (:func:`agreement.reporting.robustness.robustness_table`)."""
+    notes, per-paradigm human and published figures (:mod:`formats.published`), the
+    models' scoring conventions (model -> convention -> value, as each scorer states them)
+    and the SyntaxGym suites' predictions."""
     conditions: tuple[str, ...]
     models: tuple[ModelRecord, ...]
     groups: tuple[Group, ...]
-    counts: Mapping[tuple, Count]
+    counts: Mapping[CountKey, Count]
     cells: tuple[Cell, ...] = ()
     humans: HumanCells | None = None
     paired_tests: tuple[PairedComparison, ...] = ()
@@ -143,20 +156,18 @@ class Results:
     testsets: tuple[str, ...] | None = None
     method: str | None = None
     notes: tuple[str, ...] = ()
-    paradigm_humans: dict | None = None
-    reference: dict | None = None
-    scoring: dict | None = None
-    syntaxgym: list | None = None
-    robustness: list | None = None
+    paradigm_humans: PublishedFigures | None = None
+    reference: PublishedFigures | None = None
+    conventions: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    predictions: tuple[PredictionAccuracy, ...] = ()
 
     def count(self, model: str, cond: str, by: str = "all", value=None) -> Count | None:
-        """A model's :class:`Count` in one cell (``by``: ``all``, ``attracted``,
-        ``construction``, ``attractors``, ``testset``); None when it scored nothing there."""
-        return self.counts.get((model, cond, by, value))
+        """A model's :class:`Count` in one cell (:class:`CountKey`); None when it scored nothing there."""
+        return self.counts.get(CountKey(model, cond, by, value))
 
     def values(self, by: str) -> list:
         """The breakdown values present in :attr:`counts` for ``by``."""
-        return list(dict.fromkeys(v for (_, _, b, v) in self.counts if b == by))
+        return list(dict.fromkeys(k.value for k in self.counts if k.by == by))
 
 
 def order_conditions(names) -> list[str]:
@@ -250,14 +261,14 @@ def _outcomes(rows: _Rows) -> tuple[dict, dict]:
     return outcome, undecided
 
 
-def _counts(scored: ScoredTable) -> dict[tuple, Count]:
-    """Per model (model, condition, by, value) -> :class:`Count`, grouped as arrays; within a
-    breakdown the cells are in order of first appearance."""
+def _counts(scored: ScoredTable) -> dict[CountKey, Count]:
+    """Per model :class:`CountKey` -> :class:`Count`, grouped as arrays; within a breakdown
+    the cells are in order of first appearance."""
     right = scored.correct & ~scored.undecidable
     attracted = np.flatnonzero(scored.attractors > 0)
     model, cond = _codes(scored.model), _codes(scored.condition)
     base = model[0] * cond[1] + cond[0]   # (model, condition) as one number
-    out: dict[tuple, Count] = {}
+    out: dict[CountKey, Count] = {}
     for by, values, rows in (("all", None, None), ("construction", scored.construction_label, None),
                              ("attractors", scored.attractors, None), ("testset", scored.testset, None),
                              (ATTRACTED, None, attracted)):
@@ -274,8 +285,8 @@ def _counts(scored: ScoredTable) -> dict[tuple, Count]:
         for j in np.argsort(first, kind="stable"):
             i = sel[first[j]]
             value = None if values is None else values[i]
-            out[(scored.model[i], scored.condition[i], by, value.item() if hasattr(value, "item") else value)] = \
-                Count(int(r[j]), int(n[j]), int(t[j]))
+            key = CountKey(scored.model[i], scored.condition[i], by, value.item() if hasattr(value, "item") else value)
+            out[key] = Count(int(r[j]), int(n[j]), int(t[j]))
     return out
 
 

@@ -30,7 +30,7 @@ import math
 import os
 from collections import defaultdict
 
-from agreement.reporting.png import pyplot
+from agreement.reporting.png import colours as colour_cycle, save_png, subplots
 from agreement.reporting.results import Count, Results
 from agreement.reporting.stats import wilson
 from nonce.errors import NonceError
@@ -66,6 +66,12 @@ def _row(aspect, group, base, severity, model, label, count: Count) -> dict:
     return {"aspect": aspect, "pos_group": group, "base": base, "severity": float(severity),
             "model": model, "perturbation": label, "n": n, "accuracy": 100.0 * k / n if n else 0.0,
             "ci_low": 100.0 * lo, "ci_high": 100.0 * hi, "undecidable": count.ties}
+
+
+def perturbed(results: Results) -> bool:
+    """Whether any condition is a perturbation with a severity (``ASPECT:SEVERITY``): the
+    report then has robustness rows, robustness.tsv and robustness.png."""
+    return any(":" in c for c in results.conditions)
 
 
 def robustness_table(results: Results) -> list[dict]:
@@ -115,12 +121,11 @@ def plot_robustness(table: list[dict], png_path: str | os.PathLike) -> None:
     panels = sorted({(r["aspect"], r["base"]) for r in table})
     groups = sorted({r["pos_group"] for r in table})
     models = sorted({r["model"] for r in table})
-    plt = pyplot()
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colours = colour_cycle()
     styles = ("-", "--", ":", "-.")
     ncols = min(3, max(1, len(panels)))
     nrows = max(1, math.ceil(len(panels) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.5 * ncols, 4 * nrows), squeeze=False)
+    fig, axes = subplots(nrows, ncols, figsize=(5.5 * ncols, 4 * nrows), squeeze=False)
     for ax, (aspect, base) in zip(axes.flat, panels):
         lines = defaultdict(list)
         for r in table:
@@ -145,7 +150,4 @@ def plot_robustness(table: list[dict], png_path: str | os.PathLike) -> None:
         ax.axis("off")
     if not panels:
         axes.flat[0].text(0.5, 0.5, "no perturbed items", ha="center", va="center")
-    fig.tight_layout()
-    # no Software/date metadata: the same table gives a byte-identical PNG
-    fig.savefig(png_path, dpi=100, metadata={"Software": None})
-    plt.close(fig)
+    save_png(fig, png_path, tight=False)

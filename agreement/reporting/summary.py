@@ -18,6 +18,8 @@ import json
 import math
 
 from agreement.reporting.results import Results
+from agreement.reporting.robustness import perturbed, robustness_table
+from formats.published import PublishedFigures
 
 
 def _pct(x: float) -> float | None:
@@ -52,13 +54,28 @@ def summary_dict(results: Results) -> dict:
     if results.testsets is not None:
         out["testsets"] = list(results.testsets)
     # method, reader notes and per-paradigm figures from elsewhere (formats.published)
-    extras = {"method": results.method, "notes": list(results.notes) or None, "humans": results.paradigm_humans,
-              "reference": results.reference, "scoring": results.scoring or None,
-              "syntaxgym": results.syntaxgym or None}
+    extras = {"method": results.method, "notes": list(results.notes) or None,
+              "humans": _paradigm_humans(results.paradigm_humans), "reference": _reference(results.reference),
+              "scoring": {m: dict(c) for m, c in results.conventions.items()} or None,
+              "syntaxgym": [p.as_dict() for p in results.predictions] or None}
     out.update({k: v for k, v in extras.items() if v is not None})
-    if results.robustness is not None:
-        out["robustness"] = results.robustness
+    if perturbed(results):
+        out["robustness"] = robustness_table(results)
     return out
+
+
+def _paradigm_humans(figures: PublishedFigures | None) -> dict | None:
+    """BLiMP's per-paradigm human shares in the place of the humans' cells."""
+    if figures is None:
+        return None
+    return {"judgments": figures.judgments, "matched_items": 0, "matched_paradigms": figures.matched_paradigms,
+            "per_paradigm": True, "source": figures.source, "rows": [r.as_dict() for r in figures.rows]}
+
+
+def _reference(figures: PublishedFigures | None) -> dict | None:
+    if figures is None:
+        return None
+    return {"source": figures.source, "labels": list(figures.labels), "rows": [r.as_dict() for r in figures.rows]}
 
 
 def dumps(summary: dict) -> str:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from agreement.reporting.predictions import prediction_lines
 from agreement.reporting.results import HUMANS, Results
 from agreement.reporting.summary import summary_dict
-from agreement.scoring.syntaxgym import markdown_lines as syntaxgym_lines
 
 #: share of undecidable items above which summary.md prints a warning
 UNDECIDABLE_WARN = 0.1
@@ -67,7 +67,8 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 def render_markdown(results: Results) -> str:
     """``summary.md``: the same figures as summary.json, as tables for people."""
-    summary, testsets, robustness = summary_dict(results), results.testsets or (), results.robustness
+    summary, testsets = summary_dict(results), results.testsets or ()
+    robustness = summary.get("robustness")
     out = ["# Agreement accuracy", ""]
     if testsets:
         out += ["Test sets: " + ", ".join(f"`{t}`" for t in testsets), ""]
@@ -80,7 +81,7 @@ def render_markdown(results: Results) -> str:
             "Baseline: unigram (the more frequent form wins). Humans: mean share of raters "
             "choosing the correct form.", ""]
     out += _overall_md(summary) + _breakdowns_md(summary) + _paired_md(summary) + _humans_md(summary)
-    out += syntaxgym_lines(summary.get("syntaxgym") or [])
+    out += prediction_lines(results.predictions)
     out += scoring_lines(summary.get("scoring") or {})
     if robustness:
         keys = list(robustness[0])

@@ -26,18 +26,20 @@ product over its words); the others are usable only with ``sentence``:
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 from agreement.errors import AgreeError
 from treebanks.errors import literal
 from agreement.scoring.score_checks import check_finite, counted_skips
 from agreement.scoring.span import span_logprobs, target_span
-from agreement.scoring.syntaxgym import evaluate_suites
+from agreement.scoring.syntaxgym import PredictionOutcome, evaluate_suites
 from formats.detok import space_after as rule_spacing
+from treebanks.progress import progress
 from formats.items import Item
+from formats.testsets import TestSet
 from formats.testsets.papertab import freq_baseline, scores_from_column
 from formats.scored import ScoredTable
 from lm.base import TargetQuery, Words
@@ -93,8 +95,7 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
     for scorer in scorers:
         differ = piece_flags(items, scorer)
         group = groups.get(scorer.name) or scorer.kind or scorer.name
-        bar = tqdm(total=len(items), desc=f"scoring {scorer.name}", unit="item",
-                   disable=not log.isEnabledFor(logging.INFO))
+        bar = progress(log, total=len(items), desc=f"scoring {scorer.name}", unit="item")
         logps = []
         for start in range(0, len(items), chunk_size):
             batch = items[start:start + chunk_size]
@@ -191,72 +192,117 @@ def target_query(item: Item) -> TargetQuery:
                        _fitting(item.spacing if len(item.tokens) == len(words) else None, words))
 
 
-def score_testsets(testsets: Sequence, specs: Sequence[ModelSpec] = (), *,
+@dataclass(frozen=True)
+class ModelScores:
+    """What the models said: their scored rows, and each model's scoring conventions
+    (``Scorer.conventions()``, taken after scoring so that counted skips are included),
+    by model name, in order."""
+    table: ScoredTable
+    conventions: Mapping[str, Mapping[str, object]]
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """What scoring produced, for the report to render and the manifest to record.
+
+    testsets     the test sets scored, as loaded (their items the method's; their notes)
+    models       the models scored (:class:`lm.load.ModelSpec`), in order
+    method       ``target`` or ``sentence``
+    table        the scored rows: the models' and the paper .tab columns' (``items.tsv``)
+    conventions  model name -> its scoring conventions (:class:`ModelScores`)
+    predictions  the SyntaxGym suites' prediction outcomes (``predictions.tsv``)
+    tokens_rows  rows of ``tokens.tsv`` (None: not written)
+    """
+    testsets: tuple[TestSet, ...]
+    models: tuple[ModelSpec, ...]
+    method: str
+    table: ScoredTable
+    conventions: Mapping[str, Mapping[str, object]]
+    predictions: tuple[PredictionOutcome, ...] = ()
+    tokens_rows: int | None = None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The test sets' names, as the scored rows' ``testset`` column gives them."""
+        return tuple(ts.label for ts in self.testsets)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What was skipped and found while reading and preparing the test sets, in order."""
+        return tuple(n for ts in self.testsets for n in (*ts.notes, *ts.info))
+
+
+def score_testsets(testsets: Sequence[TestSet], specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
                    method: str = "target", on_words: Callable | None = None,
-                   scoring: dict | None = None, score_models: Callable | None = None,
-                   predictions: list | None = None, **load_options) -> ScoredTable:
-    """Score loaded test sets (``formats.testsets.TestSet``) with model directories
-    and/or output columns of paper .tab files; the ``freq`` column of a paper .tab
-    adds the paper's unigram baseline. ``load_options`` go to ``lm.load.load_model``
-    (``device``, ``batch_size``, ``carry_state``, ``dtype``, ``engine``, ``threads``). A
-    ``scoring`` dict receives each model's scoring conventions (``Scorer.conventions()``,
-    taken after scoring so that counted skips are included) for the manifest.
-    ``score_models``: how the models score the items (default: loaded here, scored in
-    this process; :func:`agreement.scoring.sharded.score_sharded` hands shards to an executor),
-    called as :func:`score_in_process` is. A ``predictions`` list receives the SyntaxGym
-    suites' prediction outcomes (:func:`suite_predictions`)."""
-    items = [it for ts in testsets for it in ts.items]
-    labels = [ts.label for ts in testsets for _ in ts.items]
-    seen: set[tuple] = set()
-    for label, it in zip(labels, items):  # the key that pairs models' outcomes must be unique
-        key = (label, it.item_id, it.variant, it.perturbation)
-        if key in seen:
-            raise AgreeError(f"{label}: item {it.item_id} variant {it.variant} ({it.perturbation}) "
-                             "appears twice")
-        seen.add(key)
-    scored = (score_models or score_in_process)(items, labels, specs, require_in_vocab=require_in_vocab,
-                                                method=method, on_words=on_words,
-                                                scoring=scoring, **load_options)
+                   score_models: Callable | None = None, **load_options) -> Scoring:
+    """Score loaded test sets with model directories and/or output columns of paper .tab
+    files; the ``freq`` column of a paper .tab adds the paper's unigram baseline.
+    ``load_options`` go to ``lm.load.load_model`` (``device``, ``batch_size``,
+    ``carry_state``, ``dtype``, ``engine``, ``threads``). ``score_models``: how the models
+    score the test sets (default :func:`score_in_process`: loaded and scored here;
+    :class:`agreement.scoring.sharded.ShardedScoring` hands shards to an executor), called
+    as :func:`score_in_process` is. SyntaxGym suites' own predictions are evaluated too
+    (:func:`suite_predictions`). ``require_in_vocab`` needs models: a .tab's columns
+    have no vocabulary to require."""
+    if require_in_vocab and not specs:
+        raise AgreeError("{require_in_vocab} needs a model with a vocabulary ({models}); "
+                         "the model columns of a paper .tab ({from_outputs}) have none", fields=True)
+    check_unique_items(testsets)
+    scored = (score_models or score_in_process)(testsets, specs, require_in_vocab=require_in_vocab,
+                                                method=method, on_words=on_words, **load_options)
     suites = [(ts.label, s) for ts in testsets for s in ts.suites]
-    if predictions is not None and suites and specs:
-        predictions += suite_predictions(suites, specs, **load_options)
-    extra: list[ScoredTable] = []
-    for ts in testsets:
-        if from_outputs and ts.table is None:
-            raise AgreeError("{from_outputs} needs a paper .tab file with model columns; "
-                             f"{literal(ts.label)} is not one ({ts.kind} test set)", fields=True)
-        if from_outputs and method != "target":
-            raise AgreeError(f"{literal(ts.label)}: a paper .tab's model columns are target-method "
-                             "scores; use {method} target with {from_outputs}", fields=True)
-        for column in from_outputs:
-            extra.append(scores_from_column(ts.table, column, ts.label))
-        if ts.table is not None and method == "target":  # freq is a target-method baseline
-            extra.append(freq_baseline(ts.table, ts.label))
-    extra = ScoredTable.concat(extra)
+    predictions = suite_predictions(suites, specs, **load_options) if suites and specs else []
+    extra = ScoredTable.concat([t for ts in testsets for t in output_columns(ts, from_outputs, method)])
     if require_in_vocab and specs:  # outputs join the models on the items they kept
-        extra = extra.subset(np.isin(extra.row_keys(), scored.row_keys()))
-    if not len(scored) and not len(extra):
+        extra = extra.subset(np.isin(extra.row_keys(), scored.table.row_keys()))
+    if not len(scored.table) and not len(extra):
         raise AgreeError("nothing to score: give {models} DIR or {from_outputs} COLUMN", fields=True)
-    return ScoredTable.concat([extra, scored])
+    return Scoring(tuple(testsets), tuple(specs), method, ScoredTable.concat([extra, scored.table]),
+                   scored.conventions, tuple(predictions))
 
 
-def score_in_process(items: Sequence[Item], labels: Sequence[str], specs: Sequence[ModelSpec], *,
-                     require_in_vocab: bool, method: str, on_words: Callable | None,
-                     scoring: dict | None, **load_options) -> ScoredTable:
-    """Load every model here and score ``items`` (test-set ``labels`` aligned) with
-    :func:`score_items`; ``scoring`` receives each model's conventions."""
+def check_unique_items(testsets: Sequence[TestSet]) -> None:
+    """The key that pairs models' outcomes, (test set, item, variant, perturbation), is unique."""
+    seen: set[tuple] = set()
+    for ts in testsets:
+        for it in ts.items:
+            key = (ts.label, it.item_id, it.variant, it.perturbation)
+            if key in seen:
+                raise AgreeError(f"{ts.label}: item {it.item_id} variant {it.variant} ({it.perturbation}) "
+                                 "appears twice")
+            seen.add(key)
+
+
+def output_columns(ts: TestSet, from_outputs: Sequence[str], method: str) -> list[ScoredTable]:
+    """The scored rows a paper .tab carries: the ``from_outputs`` model columns, and its
+    ``freq`` baseline (target method)."""
+    if from_outputs and ts.table is None:
+        raise AgreeError("{from_outputs} needs a paper .tab file with model columns; "
+                         f"{literal(ts.label)} is not one ({ts.kind} test set)", fields=True)
+    if from_outputs and method != "target":
+        raise AgreeError(f"{literal(ts.label)}: a paper .tab's model columns are target-method "
+                         "scores; use {method} target with {from_outputs}", fields=True)
+    out = [scores_from_column(ts.table, column, ts.label) for column in from_outputs]
+    if ts.table is not None and method == "target":  # freq is a target-method baseline
+        out.append(freq_baseline(ts.table, ts.label))
+    return out
+
+
+def score_in_process(testsets: Sequence[TestSet], specs: Sequence[ModelSpec], *, require_in_vocab: bool,
+                     method: str, on_words: Callable | None, **load_options) -> ModelScores:
+    """Load every model here and score the test sets' items with :func:`score_items`."""
     scorers = load_scorers(specs, **load_options)
     try:
-        scored = score_items(items, scorers, require_in_vocab=require_in_vocab,
-                             groups={s.name: s.group for s in specs}, testsets=labels,
+        scored = score_items([it for ts in testsets for it in ts.items], scorers,
+                             require_in_vocab=require_in_vocab, groups={s.name: s.group for s in specs},
+                             testsets=[ts.label for ts in testsets for _ in ts.items],
                              method=method, on_words=on_words)
-        if scoring is not None:  # after scoring: conventions include counted skips
-            scoring.update({s.name: s.conventions() for s in scorers})
+        # after scoring: conventions include counted skips
+        return ModelScores(scored, {s.name: s.conventions() for s in scorers})
     finally:
         for scorer in scorers:
             scorer.close()
-    return scored
 
 
 def suite_predictions(suites: Sequence, specs: Sequence[ModelSpec], **load_options) -> list:

@@ -13,14 +13,15 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 from treebanks.errors import literal
 from agreement.errors import AgreeError
 from agreement.scoring.executors.base import Executor
+from agreement.scoring.score import ModelScores
 from agreement.scoring.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
                               items_digest, model_job, shard_tasks, testset_checksums, vocab_key)
 from formats.items import Item
+from treebanks.progress import progress
 from formats.scored import ScoredTable, empty
 from lm.base import space_after_of
 from lm.errors import FieldError
@@ -68,11 +69,10 @@ def run_record(jobs: Sequence[ModelJob], testset_paths: Sequence, method: str) -
 def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[ModelJob], *,
                   executor: Executor, store: ShardStore, require_in_vocab: bool = False,
                   method: str = "target", on_words: Callable | None = None,
-                  scoring: dict | None = None, run: ShardRun | None = None,
-                  shard_size: int | None = None) -> ScoredTable:
+                  run: ShardRun | None = None, shard_size: int | None = None) -> ModelScores:
     """Score ``items`` (test-set ``labels`` aligned) with every model of ``jobs`` through
-    ``executor``, keeping finished shards in ``store``. ``on_words``, ``scoring`` as for
-    :func:`agreement.scoring.score.score_items` / ``score_testsets``; ``run`` receives the counts."""
+    ``executor``, keeping finished shards in ``store``. ``on_words`` as for
+    :func:`agreement.scoring.score.score_items`; ``run`` receives the counts."""
     run = run if run is not None else ShardRun()
     items, labels = list(items), list(labels)
     for line in store.prune_others(jobs):
@@ -91,6 +91,7 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
                              fields=True)
     kept_items, kept_labels = [items[i] for i in keep], [labels[i] for i in keep]
     out: list[ScoredTable] = []
+    conventions: dict[str, dict] = {}
     for job in jobs:
         v = vocabs.get(job.key) or _vocab(job, items, digest, method, executor, store)
         tasks = shard_tasks(job, kept_items, method, on_words is not None,
@@ -101,16 +102,16 @@ def score_sharded(items: Sequence[Item], labels: Sequence[str], jobs: Sequence[M
         missing = [t for t in tasks if not store.has(job, t.key)]
         run.shards, run.kept, run.scored = (run.shards + len(tasks), run.kept + len(tasks) - len(missing),
                                             run.scored + len(missing))
-        log.info(f"{job.spec.name}: {len(tasks) - len(missing)} of {len(tasks)} shards finished earlier "
-                 f"(kept), {len(missing)} to score")
+        if store.resumed:   # a fresh run has nothing kept to speak of
+            log.info(f"{job.spec.name}: {len(tasks) - len(missing)} of {len(tasks)} shards finished earlier "
+                     f"(kept), {len(missing)} to score")
         _score_missing(job, missing, len(kept_items), executor, store)
         executor.release(job)
         counts, notes = _records(job, tasks, v, [v.oov[i] for i in keep], [v.pieces_differ[i] for i in keep],
                           kept_labels, store, method, on_words, out)
-        if scoring is not None:
-            scoring[job.spec.name] = {**{k: (x + counts[k] if k in counts else x)
+        conventions[job.spec.name] = {**{k: (x + counts[k] if k in counts else x)
                                          for k, x in v.conventions.items()}, **notes}
-    return ScoredTable.concat(out)
+    return ModelScores(ScoredTable.concat(out), conventions)
 
 
 def _vocab(job: ModelJob, items, digest: str, method: str, executor: Executor, store: ShardStore) -> VocabResult:
@@ -126,8 +127,7 @@ def _score_missing(job: ModelJob, missing: Sequence[ShardTask], total: int, exec
                    store: ShardStore) -> None:
     """Score the missing shards, each written to ``store`` as it completes."""
     done = total - sum(len(t.items) for t in missing)
-    bar = tqdm(total=total, initial=done, desc=f"scoring {job.spec.name}", unit="item",
-               disable=not log.isEnabledFor(logging.INFO))
+    bar = progress(log, total=total, initial=done, desc=f"scoring {job.spec.name}", unit="item")
 
     def on_done(task: ShardTask, result: ShardResult) -> None:
         store.save_shard(job, task, result)
@@ -179,51 +179,46 @@ class _Pieces:
 class ShardedScoring:
     """``score_models`` for :func:`agreement.scoring.score.score_testsets`: the models score
     through ``executor`` (started and closed around the call), finished shards kept in
-    the work directory beside ``target`` (the resolved --out). ``testset_paths``: the
-    test sets' files (run.json names the changed one). After the output is written,
-    :meth:`finish` removes the work directory; a failed run keeps it when it holds
-    finished shards (to resume), else removes it."""
+    the work directory beside ``target`` (the resolved output directory). Used as a
+    context manager around the writing of that directory: when it is written the work
+    directory goes; when anything fails (scoring, or a step after it) the finished shards
+    are kept, and said to be, so that the same call scores only the rest."""
 
-    def __init__(self, target, executor: Executor, testset_paths: Sequence, *,
-                 shard_size: int | None = None):
-        self.target, self.executor, self.testset_paths = target, executor, list(testset_paths)
-        self.shard_size = shard_size
+    def __init__(self, target, executor: Executor, *, shard_size: int | None = None):
+        self.target, self.executor, self.shard_size = target, executor, shard_size
         self.run = ShardRun()
         self.store: ShardStore | None = None
 
-    def __call__(self, items, labels, specs, *, require_in_vocab: bool, method: str,
-                 on_words, scoring, **load_options) -> ScoredTable:
+    def __call__(self, testsets, specs, *, require_in_vocab: bool, method: str, on_words,
+                 **load_options) -> ModelScores:
         if not specs:
-            return empty()
+            return ModelScores(empty(), {})
         if load_options.get("carry_state"):
             raise FieldError("{carry_state} reads every item as one stream, in order, in one process: "
                              "it cannot be sharded over workers (leave out {executor} ray)")
         with self.executor:                  # started by its first model that needs scoring
             jobs = model_jobs(specs, self.executor, load_options)
-            self.store = ShardStore.open(self.target, run_record(jobs, self.testset_paths, method))
-            try:
-                return score_sharded(items, labels, jobs, executor=self.executor, store=self.store,
-                                     require_in_vocab=require_in_vocab, method=method,
-                                     on_words=on_words, scoring=scoring, run=self.run,
-                                     shard_size=self.shard_size)
-            except BaseException:
-                self._keep_or_remove()
-                raise
+            files = [f for ts in testsets for f in ts.files]   # run.json names the one that changed
+            self.store = ShardStore.open(self.target, run_record(jobs, files, method))
+            return score_sharded([it for ts in testsets for it in ts.items],
+                                 [ts.label for ts in testsets for _ in ts.items], jobs,
+                                 executor=self.executor, store=self.store, require_in_vocab=require_in_vocab,
+                                 method=method, on_words=on_words, run=self.run, shard_size=self.shard_size)
 
-    def _keep_or_remove(self) -> None:
-        n = self.store.shard_count()
+    def __enter__(self) -> "ShardedScoring":
+        return self
+
+    def __exit__(self, exc_type, *exc) -> None:
+        if self.store is None:
+            return
+        n = self.store.shard_count() if exc_type is not None else 0
         if n:
             log.info(f"kept {n} finished shard(s) in {self.store.directory}: run the same command again "
                      "to score only the rest")
-        else:
+        else:                                # written, or nothing worth keeping
             self.store.remove()
 
     def describe(self) -> dict:
         """The manifest's record of how the run was executed."""
         return {**self.executor.describe(), "shards": self.run.shards,
                 "shard_size": self.shard_size or SHARD_SIZE}
-
-    def finish(self) -> None:
-        """The output is written: the work directory is no longer needed."""
-        if self.store is not None:
-            self.store.remove()

@@ -22,7 +22,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -94,9 +94,11 @@ class VocabResult:
 def items_digest(items: Iterable[Item]) -> str:
     """sha256 of the items as a scorer reads them (every field, ``extra`` included)."""
     h = hashlib.sha256()
+    names = None
     for it in items:
-        fields = {k: v for k, v in asdict(it).items() if k != "extra"}
-        h.update(json.dumps([fields, it.extra], sort_keys=True, default=repr,
+        names = names or [f.name for f in fields(it) if f.name != "extra"]
+        # the fields as they are (str, int, tuples of them): what asdict gives, without its deep copy
+        h.update(json.dumps([{k: getattr(it, k) for k in names}, it.extra], sort_keys=True, default=repr,
                             ensure_ascii=False).encode("utf-8"))
         h.update(b"\n")
     return h.hexdigest()
@@ -138,11 +140,13 @@ def _digest(*parts: str) -> str:
 class ShardStore:
     """The work directory ``OUT.partial`` of one score run (create it with
     :meth:`open`): finished shards and vocabulary records, one ``.npz`` each, written
-    atomically; ``run.json``, what the run read (to say why old shards no longer match)."""
+    atomically; ``run.json``, what the run read (to say why old shards no longer match).
+    ``resumed``: the directory is an earlier run's (what it kept is worth saying)."""
 
-    def __init__(self, directory: Path, record: dict):
+    def __init__(self, directory: Path, record: dict, resumed: bool = False):
         self.directory = directory
         self.record = record
+        self.resumed = resumed
         self.previous: dict = {}
 
     @classmethod
@@ -153,7 +157,7 @@ class ShardStore:
             raise AgreeError(f"{work} exists and was not made by `agree score`; move it away "
                              "or choose another output directory")
         made = not work.exists()
-        store = cls(work, record)
+        store = cls(work, record, resumed=not made)
         try:
             work.mkdir(parents=True, exist_ok=True)
             (work / WORK_MARKER).write_text("agree score work directory\n", encoding="utf-8")
@@ -295,7 +299,7 @@ class ShardStore:
         if changed:
             return (f"the test set changed since they were scored ({', '.join(changed[:3])}: "
                     f"sha256 differs{', ...' if len(changed) > 3 else ''})")
-        return "the items differ (another method, --require-in-vocab or other test-set options)"
+        return "the items differ (another method, require_in_vocab or other options of the test sets)"
 
     def shard_count(self) -> int:
         return sum(1 for p in self.directory.glob("*/*.npz") if not p.name.startswith("vocab-"))

@@ -97,4 +97,4 @@ def multiword_note(label: str, items: Sequence[Item], method: str) -> str | None
     spans = sum(target_span(it) is not None for it in multi)
     return (f"{label}: {len(multi)} of {len(items)} pairs differ in more than one word; {spans} of "
             "them, whose differing words are contiguous, are scored over that span (natural-log "
-            "P(span | prefix), the sum over its words), the others only by --method sentence")
+            "P(span | prefix), the sum over its words), the others only by the sentence method")

@@ -3,9 +3,9 @@ every condition sentence of every item is scored word by word; a region's surpri
 the sum (the suite's ``metric``; or the mean) of its words' surprisals in **bits**
 (-log2 P, SyntaxGym's unit, which matters only for formulas with constants); a
 prediction holds for an item when its formula (:mod:`formats.testsets.sgformula`) is
-true of those region surprisals. Accuracy is per prediction, item by item, and for all
-of a suite's predictions at once (an item counts when every prediction holds), as
-SyntaxGym reports a suite.
+true of those region surprisals. The report's accuracies (per prediction, and for all
+of a suite's predictions at once, as SyntaxGym reports a suite) are
+:mod:`agreement.reporting.predictions`'.
 
 A region's words are its content split on whitespace; the sentence-final punctuation
 the minimal-pair readers split off the last word stays with the last region. Words the
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from tqdm import tqdm
 
+from treebanks.progress import progress
 from formats.testsets.blimp import split_words
 from formats.testsets.sgformula import evaluate
 
@@ -91,8 +91,7 @@ def evaluate_suites(suites: Sequence[tuple[str, object]], scorers, groups: dict 
     out: list[PredictionOutcome] = []
     for scorer in scorers:
         logps: list[np.ndarray] = []
-        bar = tqdm(total=len(sentences), desc=f"SyntaxGym regions {scorer.name}", unit="sentence",
-                   disable=not log.isEnabledFor(logging.INFO))
+        bar = progress(log, total=len(sentences), desc=f"SyntaxGym regions {scorer.name}", unit="sentence")
         for start in range(0, len(sentences), chunk_size):
             logps += scorer.word_logprobs(sentences[start:start + chunk_size])
             bar.update(min(chunk_size, len(sentences) - start))
@@ -112,24 +111,6 @@ def evaluate_suites(suites: Sequence[tuple[str, object]], scorers, groups: dict 
     return out
 
 
-def prediction_table(outcomes: Sequence[PredictionOutcome]) -> list[dict]:
-    """Accuracy per model, suite and prediction, and, for a suite of several predictions,
-    for all of them at once (``prediction`` ``all``: the items where every one holds)."""
-    cells: dict[tuple, list] = {}
-    every: dict[tuple, dict] = {}
-    for o in outcomes:
-        suite = (o.model, o.group, o.testset, o.suite)
-        cells.setdefault(suite + (str(o.prediction), o.formula), []).append(o.holds)
-        whole = every.setdefault(suite, {})
-        whole[o.item] = whole.get(o.item, True) and o.holds
-    for suite, per_item in every.items():
-        if sum(k[:4] == suite for k in cells) > 1:
-            cells[suite + ("all", "every prediction")] = list(per_item.values())
-    return [{"model": m, "group": g, "testset": t, "suite": s, "prediction": p, "formula": f,
-             "items": len(v), "holds": int(sum(v)), "accuracy": round(100.0 * sum(v) / len(v), 4)}
-            for (m, g, t, s, p, f), v in cells.items()]
-
-
 def write_predictions(path: str | os.PathLike, outcomes: Sequence[PredictionOutcome]) -> int:
     """Write predictions.tsv (columns :data:`COLUMNS`); returns the rows written."""
     with open(path, "w", encoding="utf-8", newline="") as fh:
@@ -138,18 +119,3 @@ def write_predictions(path: str | os.PathLike, outcomes: Sequence[PredictionOutc
             fh.write("\t".join((o.model, o.group, o.testset, o.suite, str(o.prediction),
                                 o.formula.replace("\t", " "), str(o.item), "1" if o.holds else "0")) + "\n")
     return len(outcomes)
-
-
-def markdown_lines(table: Sequence[dict]) -> list[str]:
-    """summary.md's section: one row per suite, prediction and model."""
-    if not table:
-        return []
-    out = ["## SyntaxGym predictions", "",
-           "Each suite's own predictions, item by item, as SyntaxGym evaluates them: region surprisals "
-           "in bits (the suite's metric over the region's words), the formula true or false per item. "
-           "`all`: items for which every prediction of the suite holds.", "",
-           "| suite | prediction | formula | model | items | holds | accuracy % |", "|---|---|---|---|---|---|---|"]
-    for r in table:
-        out.append(f"| {r['suite']} | {r['prediction']} | `{r['formula']}` | {r['model']} | {r['items']} | "
-                   f"{r['holds']} | {r['accuracy']:.1f} |")
-    return out + [""]

@@ -3,6 +3,7 @@ registry (:mod:`formats.testsets.registry`); one module per format:
 
 ``rublimp`` ...     the BLiMP family and RuBLiMP through declared field mappings
                     (rublimp, zhoblimp, sling, blimp-nl, jblimp, turblimp, climp; :mod:`.pairs`)
+``release``         an ``agree extract-all`` release, a language of it, or its pairs files (:mod:`.release`)
 ``blimp``           BLiMP ``.jsonl`` paradigms (:mod:`.blimp`)
 ``multiblimp``      MultiBLiMP ``.tsv`` files (:mod:`.multiblimp`)
 ``items``           our ``items.tsv`` or a directory holding one (:mod:`.items`)
@@ -17,16 +18,18 @@ A TESTSET argument is detected by asking each format in this order
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 from formats.errors import AgreeError, names_undecodable
+from treebanks.errors import literal
 from formats.testsets.sniff import describe, main_suffix
 from formats.testsets.registry import (TestSet, TestSetFormat, default_files, get_format, no_cyclic_gc,
                                        registered)
 # the format modules register themselves; their import order is the detection order
-from formats.testsets import (pairs, blimp, multiblimp, items, papertab, colorlessgreen,  # noqa: F401,E402
-                              clams, syneval, syntaxgym)
+from formats.testsets import (pairs, blimp, release, multiblimp, items, papertab,  # noqa: F401,E402
+                              colorlessgreen, clams, syneval, syntaxgym)
 
 #: the values of ``agree score --format`` (``auto``: detect)
 FORMATS = ("auto", *(f.name for f in registered()))
@@ -53,26 +56,32 @@ def detect_testset(path: str | os.PathLike, fmt: str = "auto") -> tuple[str, Pat
         found = f.recognise(path)
         if found is not None:
             return f.name, found
-    raise AgreeError(f"{path}: not a test set: it is {describe(path)}; {_expected(path)}")
+    raise AgreeError(f"{literal(path)}: not a test set: it is {literal(describe(path))}; {_expected(path)}",
+                     fields=True)
 
 
 def _expected(path: Path) -> str:
-    """What the formats read by files like ``path`` expect (all formats' names when none)."""
+    """What the formats read by files like ``path`` expect (all formats' names when none),
+    as a ``fields=True`` template."""
     suffix = main_suffix(path)
     near = [f for f in registered() if suffix and suffix in f.suffixes]
     if near:
-        return "for " + suffix + " files agree reads " + "; ".join(f"{f.name}: {f.summary}" for f in near)
+        return literal("for " + suffix + " files agree reads " + "; ".join(f"{f.name}: {f.summary}" for f in near))
     return ("agree reads " + ", ".join(f.name for f in registered())
-            + " (agree score --help says what each is)")
+            + ", each detected or named as the {fmt}")
 
 
 @names_undecodable
-def load_testset(path: str | os.PathLike, fmt: str = "auto", **options) -> TestSet:
-    """Detect (or take ``fmt``) and read one TESTSET argument; ``options`` (such as
-    ``lang``) go to the reader."""
+def load_testset(path: str | os.PathLike, fmt: str = "auto", *, label: str | None = None,
+                 **options) -> TestSet:
+    """Detect (or take ``fmt``) and read one TESTSET argument, once: the test set knows
+    the files it was read from (``files``). ``label``: its name in the scored rows
+    (default: ``path`` as given); ``options`` (such as ``lang``) go to the reader."""
     kind, target = detect_testset(path, fmt)
+    reader = get_format(kind)
     with no_cyclic_gc():
-        return get_format(kind).read(target, str(path), **options)
+        ts = reader.read(target, str(path) if label is None else label, **options)
+    return dataclasses.replace(ts, files=tuple(reader.files(target)))
 
 
 __all__ = ["FORMATS", "TestSet", "TestSetFormat", "detect_testset", "load_testset", "testset_files",

@@ -123,8 +123,8 @@ def write_multiblimp(items: Iterable[Item], path: str | os.PathLike, condition_o
             bad = list(it.extra.get("wrong_tokens") or good)
             if "wrong_tokens" not in it.extra:
                 bad[it.target_index] = it.wrong
-            other = ",".join("Plur" if v == "Sing" else "Sing" if v == "Plur" else v
-                             for v in it.number.split(","))
+            other = it.wrong_value or ",".join("Plur" if v == "Sing" else "Sing" if v == "Plur" else v
+                                               for v in it.number.split(","))  # relation items know theirs
             row = {"sen": join_words(good), "verb": it.correct, "verb_idx": it.target_index,
                    "wrong_sen": join_words(bad), "wrong_verb": it.wrong,
                    "phenomenon": f"{it.construction}/{condition_of(it)}", "lang": lang,

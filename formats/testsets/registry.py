@@ -40,6 +40,8 @@ class TestSet:
     notes   what the reader skipped and why (warnings on stderr, and summary.md)
     info    what the reader found, said for people (stderr unless --quiet, and summary.md)
     suites  SyntaxGym suites (regions, conditions, predictions), evaluated after scoring
+    files   the files it was read from (set by :func:`formats.testsets.load_testset`; manifests
+            and checksums name them)
     """
     __test__ = False  # not a pytest class
     label: str
@@ -49,6 +51,7 @@ class TestSet:
     notes: tuple[str, ...] = ()
     suites: tuple = ()
     info: tuple[str, ...] = ()
+    files: tuple[Path, ...] = ()
 
 
 def default_files(path: Path) -> list[Path]:

@@ -10,13 +10,11 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import re
-import sys
 from itertools import islice
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from tqdm import tqdm
-
+from treebanks.progress import progress
 from formats.sniff import own_format
 from lm.errors import LMError
 from lm.corpus.tokenize import get_tokenizer
@@ -32,8 +30,7 @@ def input_sentences(inputs: Sequence[Path], lang: str, stats: dict, *,
     """Every sentence of every input, with one progress bar (compressed bytes
     read, pages, tokens) over all of them, shown while info lines are."""
     sizes = [p.stat().st_size for p in inputs]
-    with tqdm(total=sum(sizes), unit="B", unit_scale=True, desc="corpus", file=sys.stderr,
-              disable=not log.isEnabledFor(logging.INFO), dynamic_ncols=True) as bar:
+    with progress(log, total=sum(sizes), unit="B", unit_scale=True, desc="corpus") as bar:
         done = 0
         for path, size in zip(inputs, sizes):
             reader = _dump_sentences if is_dump(path) else _text_sentences

@@ -116,15 +116,15 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
 
 
 def corpus_to_dir(run: RunContext, inputs: Sequence[str | os.PathLike], lang: str, *,
-                  vocab_size: int = 50000, max_unk: float = 0.05, clitics: str = "split", workers: int = 1,
-                  seed: int = 1111) -> Corpus:
+                  vocab_size: int = 50000, max_unk: float = 0.05, clitics: str = "split",
+                  workers: int = 1) -> Corpus:
     """What ``agree corpus`` writes: :func:`prepare_corpus` into ``run.out`` (atomically,
-    under the --out policy) with its manifest.json; paths are read from ``run.root`` and
-    recorded as given. The corpus returned names the temporary directory it was built
-    in; load ``run.out`` to read it."""
-    params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics, "seed": seed}
+    as the run context's ``force`` allows) with its manifest.json, shuffled with ``run.seed``; paths are
+    read from ``run.root`` and recorded as given. The corpus returned names the temporary
+    directory it was built in; load ``run.out`` to read it."""
+    params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics, "seed": run.seed}
     with run.output_dir(inputs) as tmp:
-        result = prepare_corpus([run.path(p) for p in inputs], tmp, lang, vocab_size=vocab_size, seed=seed,
+        result = prepare_corpus([run.path(p) for p in inputs], tmp, lang, vocab_size=vocab_size, seed=run.seed,
                                 max_unk=max_unk, clitics=clitics, workers=workers)
         run.write_manifest(tmp, inputs, params, n_tokens=result.n_tokens, stats=result.stats,
                            sha256=result.sha256)

@@ -14,6 +14,9 @@ e-mail addresses, numbers with separators (``3.5``, ``1,000``, ``10:30``,
 abbreviations (``Mr.``, ``etc.``, ``sig.``) and single capital initials
 (``J.``) keep their periods.
 
+Languages differ in a table of rules (:mod:`lm.corpus.lang_rules`, one
+record per language code; docs/corpora.md has the measured table):
+
 - ``en``: clitics are split as in UD English (``don't`` -> ``do n't``,
   ``can't`` -> ``ca n't``, ``John's`` -> ``John 's``, ``I'm`` -> ``I 'm``,
   ``cannot`` -> ``can not``, ``gonna`` -> ``gon na``). This is the convention
@@ -24,10 +27,19 @@ abbreviations (``Mr.``, ``etc.``, ``sig.``) and single capital initials
   become a token of their own (``l'``, ``dell'``, ``un'``, ``c'``, ``quest'``);
   articulated prepositions and verb-clitic compounds (``della``, ``dargli``)
   stay whole, as they are the treebank's surface tokens.
-- ``fr``, ``ca``: elision as in Italian.
-- ``de``, ``el``, ``cs``, ``ar``, ``he``: the generic rules (measured: see the
-  benchmark); Hebrew-style acronyms with a quotation mark inside the word
-  (``צה"ל``, ``צה״ל``) stay one token and never end a sentence.
+- ``fr``, ``ca``, ``fro``: elision as in Italian; Old French numerals between
+  periods (``.VII.``) are one token.
+- ``br``, ``gd``, ``mt``: hyphenated words stay whole, but Breton's enclitics
+  (``bloaz -mañ``) and Maltese's article (``il- kampanja``) are cut off; an
+  apostrophe marking an elided letter stays with its word (``a’``, ``'s``, ``ta'``).
+- ``ar``: the clitics Arabic PUD writes as words (``و ال...``, ``ل ها``), where
+  rules can tell them (see :mod:`lm.corpus.lang_rules`).
+- ``ka``, ``hy``, ``hyw``: the generic word rules; Georgian sentences may start
+  lower-case, an Armenian colon ends a sentence (typed for ``։``).
+- the other languages of the shared UD treebanks, and ``he``: the generic rules,
+  measured at 95% or more of each treebank's tokens; Hebrew-style acronyms with
+  a quotation mark inside the word (``צה"ל``, ``צה״ל``) stay one token and never
+  end a sentence.
 - any other language: the generic rules above, with a warning
   (:func:`lang_warning`); apostrophes inside a word stay inside it.
 
@@ -45,28 +57,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-#: Titles and other abbreviations that never end a sentence (compared lower-cased,
-#: with their final period).
-_TITLES = {
-    "en": "mr. mrs. ms. dr. prof. st. sen. rep. gov. gen. col. lt. capt. sgt. mt. ft. "
-          "rev. hon. pres. messrs. no. nos. vs. v. cf. fig. figs. vol. pp. p. ca. approx. "
-          "jan. feb. mar. apr. jun. jul. aug. sep. sept. oct. nov. dec.",
-    "it": "sig. sigg. sig.ra dott. dott.ssa prof. prof.ssa avv. ing. on. sen. mons. "
-          "s. ss. sant. art. artt. n. nn. p. pp. cap. capp. vol. fig. cfr. ca. lett. "
-          "c.d. d.lgs. l. ord. gen. es. att. distr. tel. dr. mr. st. "
-          "feb. mar. apr. giu. lug. ago. set. ott. nov. dic. v.",
-}
-#: Abbreviations that may end a sentence when the next word is capitalised.
-_ABBREVS = {
-    "en": "etc. inc. ltd. co. corp. jr. sr. bros. e.g. i.e. a.m. p.m. dept. univ. est. "
-          "assn. ave. blvd. rd. ph.d. u.s. u.k. d.c. al.",
-    "it": "ecc. ss. sgg. spa. s.p.a. s.r.l. d.c. a.c. ca. ed. rist. trad.",
-}
-#: Hyphenated spellings the treebanks keep whole.
-_HYPHEN_WORDS = {"e-mail", "e-mails", "x-ray", "t-shirt", "t-shirts", "co-op"}
-#: English prefixes that UD EWT keeps attached with their hyphen (non-profit, re-elect).
-_EN_PREFIXES = set("e non anti pre re mid post co ex pro multi counter semi sub inter intra "
-                   "mis over under neo bi tri micro macro mega mini quasi ultra".split())
+from lm.corpus.lang_rules import GENERIC, GENERIC_MEASURED, RULES, LangRules, rules_for
 
 #: Sentence-final marks of scripts other than Latin/Greek/Cyrillic (Arabic question
 #: mark, Urdu full stop, danda and double danda, Burmese, CJK, Armenian, Ethiopic, Tibetan).
@@ -96,7 +87,7 @@ _MARKS = _mark_ranges()
 # a quotation mark (or gershayim/geresh) between two letters stays inside the word:
 # Hebrew acronyms (צה"ל, ארה״ב) are written that way
 _WORD = rf"[^\W_](?:[^\W_]|[{_MARKS}]|['’](?=[^\W_])|(?<=[^\W\d_])[\"״׳](?=[^\W\d_]))*"
-_TOKEN_RE = re.compile(rf"""
+_TOKEN_PATTERN = rf"""
     (?P<url>(?:https?://|ftp://|www\.)[^\s<>"]*[^\s<>".,;:!?)\]'’»])
   | (?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
   | (?P<initials>(?:[^\W\d_]\.){{2,}}(?![^\W_]))
@@ -106,37 +97,46 @@ _TOKEN_RE = re.compile(rf"""
   | (?P<emoticon>(?<!\w)[:;=][-o^]?[()\[\]DPp/\\|*](?![^\W_]))
   | (?P<word>{_WORD})
   | (?P<punct>\.{{2,}}|[.!?]*[!?][.!?]*|[{SENTENCE_FINAL}]+|(?P<rep>[-=_*~#+])(?P=rep)+|<<|>>|``|''|\S)
-""", re.VERBOSE)
+"""
 
-_EN_CLITIC = re.compile(r"(?i)^(.+?)(n['’]t|['’](?:s|m|re|ve|ll|d))$")
-_EN_FUSED = {"cannot": ("can", "not"), "gonna": ("gon", "na"), "wanna": ("wan", "na"),
-             "gotta": ("got", "ta"), "gimme": ("gim", "me"), "dunno": ("dun", "no")}
-_ELISION = re.compile(r"(?i)^([^\W\d_]+['’])(?=[^\W_])")
-#: Italian words written with a final apostrophe (truncation or informal accent).
-_IT_APOS_FINAL = {"po", "mo", "e", "de", "be", "di", "fa", "va", "sta", "da", "to",
-                  "l", "un", "dell", "all", "nell", "sull", "dall", "quell", "bell",
-                  "sant", "c", "d", "s", "m", "t", "v", "n", "quest", "anch", "tutt"}
+
+@lru_cache(maxsize=None)
+def _token_re(extra: str = "") -> re.Pattern:
+    """The token pattern, with a language's extra token patterns tried first."""
+    return re.compile((f"(?P<extra>{extra})\n  |" if extra else "") + _TOKEN_PATTERN, re.VERBOSE)
+
+
 _SENT_END = re.compile(rf"^(?:[.!?{SENTENCE_FINAL}]+|…)$")
 #: Languages with rules of their own or measured with the generic ones (benchmark).
-KNOWN_LANGS = frozenset({"en", "it", "fr", "ca", "de", "el", "cs", "ar", "he"})
+KNOWN_LANGS = frozenset(RULES) | GENERIC_MEASURED
 #: agree demo's generated language: generic rules by design, no warning
 GENERIC_BY_DESIGN = frozenset({"synth"})
 _CLOSERS = {")", "]", "}", '"', "'", "’", "”", "»", ">>", "''"}
+#: apostrophes a word may keep at its start (Scottish Gaelic writes ‘s too)
+_INITIAL_APOS = "'’‘"
 
 
 @dataclass(frozen=True)
 class Tokenizer:
     """Tokenises text of one language.
 
-    lang: ISO 639-1 code; ``en``, ``it``, ``fr``, ``ca`` have their own rules,
-        others get the generic ones.
+    lang: language code (ISO 639-1, else 639-3 as UD names treebanks: ``fro``);
+        :data:`lm.corpus.lang_rules.RULES` holds the languages with rules of
+        their own, others get the generic ones.
     clitics: ``"split"`` (``do n't``, UD words) or ``"keep"`` (``don't``, the
         surface tokens of UD 2.16 EWT); English only.
     """
     lang: str
     clitics: str = "split"
-    titles: frozenset = field(default=frozenset(), repr=False)
-    abbrevs: frozenset = field(default=frozenset(), repr=False)
+    rules: LangRules = field(default=GENERIC, repr=False)
+
+    @property
+    def titles(self) -> frozenset[str]:
+        return self.rules.titles
+
+    @property
+    def abbrevs(self) -> frozenset[str]:
+        return self.rules.abbrevs
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of ``text`` (a sentence or a paragraph), in order."""
@@ -146,71 +146,106 @@ class Tokenizer:
         """Split a paragraph into sentences of tokens."""
         return split_sentences(self._tokens(text), self)
 
+    def __post_init__(self):
+        # derived once: the hot loop below reads them for every token
+        rules = self.rules
+        object.__setattr__(self, "_pattern", _token_re(rules.extra_tokens))
+        object.__setattr__(self, "_splits", bool(rules.fused or rules.splits or rules.elision))
+
     def _tokens(self, text: str) -> list[tuple[str, int]]:
         """(token, end offset) pairs; the offset lets callers see adjacency."""
         out: list[tuple[str, int]] = []
-        lang = self.lang
-        for m in _TOKEN_RE.finditer(text):
+        rules = self.rules
+        initial, final, proclitics = rules.apostrophe_initial, rules.apostrophe_final, rules.hyphen_proclitics
+        split_dates, splits = rules.slashed_numbers == "split", self._splits
+        for m in self._pattern.finditer(text):
             kind, tok, start, end = m.lastgroup, m.group(), m.start(), m.end()
+            glued = bool(out) and out[-1][1] == start  # no space before this token
             if kind == "word":
-                if out and out[-1][1] == start and self._joins_hyphen(out, tok):
-                    out[-2:] = [(out[-2][0] + "-" + tok, end)]
+                if glued and out[-1][0] == "-" and self._hyphenated(out, tok, end):
                     continue
-                for piece in self._split_word(tok):
+                if not splits and initial is None:
+                    out.append((tok, end))
+                    continue
+                pieces = self._split_word(tok) if splits else [tok]
+                if glued and initial is not None and self._initial_apostrophe(out, pieces[0], text, start):
+                    out[-1] = (out[-1][0] + pieces[0], end)
+                    pieces = pieces[1:]
+                for piece in pieces:
                     out.append((piece, end))
                 continue
-            if kind == "date" and lang != "en":  # ISDT: direttiva 94 / 55 / CE
-                for piece in re.split(r"(/)", tok):
-                    out.append((piece, end))
+            if kind == "date" and split_dates:  # ISDT: direttiva 94 / 55 / CE
+                out.extend((piece, end) for piece in re.split(r"(/)", tok))
                 continue
-            if kind == "punct" and tok in (".", "..") and out and out[-1][1] == start \
-                    and self._is_abbrev(out[-1][0]):
-                out[-1] = (out[-1][0] + ".", start + 1)
-                if tok == "..":  # "Inc.." at the end of a sentence: Inc. + .
-                    out.append((".", end))
-                continue
-            if kind == "punct" and tok in _APOS and lang == "it" and out and out[-1][1] == start \
-                    and out[-1][0].lower() in _IT_APOS_FINAL:
-                out[-1] = (out[-1][0] + tok, end)
-                continue
-            if kind == "punct" and tok in _APOS and lang == "en" and self.clitics == "keep" \
-                    and out and out[-1][1] == start and out[-1][0][-1:] in "sS" \
-                    and (end == len(text) or not text[end].isalnum()):
-                out[-1] = (out[-1][0] + tok, end)  # plural possessive, teachers'
-                continue
+            if kind == "punct" and glued:
+                if tok in (".", "..") and self._is_abbrev(out[-1][0]):
+                    out[-1] = (out[-1][0] + ".", start + 1)
+                    if tok == "..":  # "Inc.." at the end of a sentence: Inc. + .
+                        out.append((".", end))
+                    continue
+                if final is not None and tok in _APOS and final.fullmatch(out[-1][0]) \
+                        and rules.apostrophe_final_next.match(text, end):
+                    out[-1] = (out[-1][0] + tok, end)  # po', ta', teachers' (English, clitics kept)
+                    continue
+                if proclitics is not None and tok == "-" and end < len(text) and text[end].isalnum() \
+                        and proclitics.fullmatch(out[-1][0]):
+                    out[-1] = (out[-1][0] + "-", end)  # Maltese il-kampanja: il- kampanja
+                    continue
             out.append((tok, end))
         return out
 
-    def _joins_hyphen(self, out: list[tuple[str, int]], tok: str) -> bool:
+    def _hyphenated(self, out: list[tuple[str, int]], tok: str, end: int) -> bool:
+        """Whether ``tok`` (a word right after ``word -``) joins the tokens before it;
+        if it does, ``out`` is updated."""
         if len(out) < 2 or out[-1][0] != "-" or out[-2][1] != out[-1][1] - 1:
             return False
-        first = out[-2][0].lower()
-        if self.lang == "en" and first in _EN_PREFIXES and tok[:1].isalpha():
-            return True
-        return f"{first}-{tok}".lower() in _HYPHEN_WORDS
+        rules, first = self.rules, out[-2][0].lower()
+        if rules.hyphen == "keep":
+            if not first[-1:].isalnum():
+                return False
+            if tok.lower() in rules.hyphen_enclitics and f"{first}-{tok}".lower() not in rules.hyphen_whole:
+                out[-1] = ("-" + tok, end)  # Breton ar bloaz -mañ
+                return True
+        elif not ((first in rules.hyphen_prefixes and tok[:1].isalpha())
+                  or f"{first}-{tok}".lower() in rules.hyphen_whole):
+            return False
+        out[-2:] = [(out[-2][0] + "-" + tok, end)]
+        return True
+
+    def _initial_apostrophe(self, out: list[tuple[str, int]], word: str, text: str, start: int) -> bool:
+        """Whether the apostrophe just before ``word`` belongs to it ('s, 'l): it
+        follows a space or starts the text, and the language's rule takes the word."""
+        if out[-1][0] not in _INITIAL_APOS:
+            return False
+        before = start - 2
+        if before >= 0 and (not text[before].isspace() or word[:1].isupper()):
+            return False
+        return self.rules.apostrophe_initial.fullmatch(word) is not None
 
     def _split_word(self, tok: str) -> list[str]:
-        lang = self.lang
-        if lang == "en" and self.clitics == "split":
-            low = tok.lower()
-            if low in _EN_FUSED:
-                a, _ = _EN_FUSED[low]
-                return [tok[:len(a)], tok[len(a):]]
-            m = _EN_CLITIC.match(tok)
-            if m and m.group(1).isalpha():
-                head, clitic = m.group(1), m.group(2)
-                return [head, clitic]
-            return [tok]
-        if lang in ("it", "fr", "ca"):
-            pieces = []
-            while (m := _ELISION.match(tok)) and tok[m.end():].lower() != "s":  # Martha 's
-                pieces.append(m.group(1))
-                tok = tok[m.end():]
-            if tok[-2:-1] in _APOS and tok[-1:] in "sS" and len(tok) > 2:
-                return pieces + [tok[:-2], tok[-2:]]  # English possessive in Italian text
-            pieces.append(tok)
+        rules = self.rules
+        low = tok.lower()
+        if low in rules.fused:
+            pieces, pos = [], 0
+            for part in rules.fused[low]:
+                pieces.append(tok[pos:pos + len(part)])
+                pos += len(part)
             return pieces
-        return [tok]
+        for pattern in rules.splits:
+            m = pattern.match(tok)
+            if m and (pieces := [g for g in m.groups() if g]) and pieces[0].isalpha():
+                return pieces
+        if rules.elision is None:
+            return [tok]
+        pieces = []
+        while (m := rules.elision.match(tok)) and tok[m.end():].lower() != "s" \
+                and tok.lower().replace("’", "'") not in rules.elision_whole:  # Martha 's; d'ar
+            pieces.append(m.group(1))
+            tok = tok[m.end():]
+        if rules.possessive_s and tok[-2:-1] in _APOS and tok[-1:] in "sS" and len(tok) > 2:
+            return pieces + [tok[:-2], tok[-2:]]  # English possessive in Italian text
+        pieces.append(tok)
+        return pieces
 
     def _is_abbrev(self, word: str) -> bool:
         low = word.lower() + "."
@@ -239,7 +274,7 @@ def split_sentences(tokens: list[tuple[str, int]], tok: Tokenizer) -> list[list[
         word = tokens[i][0]
         current.append(word)
         i += 1
-        strong = _SENT_END.match(word) is not None
+        strong = _SENT_END.match(word) is not None or word in tok.rules.sentence_marks
         weak = (not strong and len(word) > 1 and word.endswith(".")
                 and word.lower() not in tok.titles and not _is_initial(word))
         if not (strong or weak):
@@ -248,7 +283,7 @@ def split_sentences(tokens: list[tuple[str, int]], tok: Tokenizer) -> list[list[
             current.append(tokens[i][0])
             i += 1
         nxt = tokens[i][0] if i < n else None
-        if nxt is None or (strong and _starts_sentence(nxt, _spaced(tokens, i))) or \
+        if nxt is None or (strong and _starts_sentence(nxt, _spaced(tokens, i), tok.rules.cased)) or \
                 (weak and nxt[:1].isupper() and nxt.lower() in _COMMON_STARTERS):
             sentences.append(current)
             current = []
@@ -275,13 +310,15 @@ def _spaced(tokens: list[tuple[str, int]], i: int) -> bool:
     return tokens[i][1] - len(tokens[i][0]) > tokens[i - 1][1]
 
 
-def _starts_sentence(word: str, spaced: bool = True) -> bool:
+def _starts_sentence(word: str, spaced: bool = True, cased: bool = True) -> bool:
     c = word[:1]
     if c.isupper() or c.isdigit() or c in "\"'“‘«([¿¡-–—":
         return True
     # a letter of a caseless script (neither upper nor lower: Hebrew, Arabic,
-    # Devanagari, CJK...): there is no capital to wait for, a space is the cue
-    return spaced and c.isalpha() and not c.islower()
+    # Devanagari, CJK...), or of a language that writes no capitals (Georgian's
+    # letters are lower case for Unicode): there is no capital to wait for, a
+    # space is the cue
+    return spaced and c.isalpha() and (not cased or not c.islower())
 
 
 @lru_cache(maxsize=None)
@@ -290,19 +327,19 @@ def get_tokenizer(lang: str, clitics: str = "split") -> Tokenizer:
     if clitics not in ("split", "keep"):
         raise ValueError(f"clitics must be 'split' or 'keep', not {clitics!r}")
     lang = lang.lower().split("_")[0].split("-")[0]
-    titles = frozenset(_TITLES.get(lang, "").split())
-    abbrevs = frozenset(_ABBREVS.get(lang, "").split())
-    return Tokenizer(lang=lang, clitics=clitics, titles=titles, abbrevs=abbrevs)
+    return Tokenizer(lang=lang, clitics=clitics, rules=rules_for(lang, clitics))
 
 
 def lang_warning(lang: str | None) -> str | None:
-    """A warning for a language the tokenizer has no rules for (None when it has)."""
+    """A warning for a language the tokenizer has neither rules for nor measured
+    the generic rules on (None when it has), in the library's words: the language
+    is named by its code, not by the option that gave it."""
     if lang is None:
         return None
     code = lang.lower().split("_")[0].split("-")[0]
     if code in KNOWN_LANGS or code in GENERIC_BY_DESIGN:
         return None
-    return (f"the tokenizer has no rules for --lang {lang!r}; using the generic rules "
+    return (f"the tokenizer has no rules for language {lang!r}; using the generic rules "
             f"(known: {', '.join(sorted(KNOWN_LANGS))})")
 
 

@@ -62,10 +62,11 @@ from typing import Sequence
 import numpy as np
 
 from lm.base import Scorer, TargetQuery
-from lm.errors import FieldError, LMError, literal
+from lm.errors import FieldError, LMError
 from lm.gguf.float_copy import FTYPES, KV_F32, FloatCopy, check_dtype
 from lm.gguf.header import read_gguf_info
 from lm.gguf.llamacpp_decode import Group, Lane, decode_round, join_splits, plan_rounds
+from lm.gguf.llamacpp_lib import LOG_ERRORS, capture_log, import_llama_cpp, word_start_mask
 from lm.lanes import lanes_for, side_by_side
 from lm.openings import group_openings
 from lm.pieces import (CONVENTIONS, DEFAULT, EncodingCache, check_convention, offsets_from_pieces,
@@ -78,37 +79,6 @@ MAX_SEQ = 256
 #: on six sentences, six on one opening drifted 0.17 nats from one-sequence scoring,
 #: pairs under 0.005
 MAX_GROUP = 2
-
-
-def _import_llama_cpp(path):
-    try:
-        # imported lazily: a compiled extension, optional (the `agree-bench[gguf]` extra)
-        import llama_cpp
-    except ImportError:
-        raise FieldError(f"{literal(path)}: the llama.cpp engine needs llama-cpp-python: "
-                         "pip install 'agree-bench[gguf]' (or use {engine} transformers)") from None
-    return llama_cpp
-
-
-#: llama.cpp's error lines of the current load (the log callback must outlive any
-#: scorer, so it is one module-level function, installed once)
-_LOG_ERRORS: list[str] = []
-_LOG_CALLBACK = None
-
-
-def _capture_log(lc) -> list[str]:
-    """Route llama.cpp's log away from stderr, keeping its error lines; returns the
-    (cleared) list they are collected in."""
-    global _LOG_CALLBACK
-    if _LOG_CALLBACK is None:
-        @lc.llama_log_callback
-        def _log(level, text, _user):
-            if level == 3:  # GGML_LOG_LEVEL_ERROR
-                _LOG_ERRORS.append(text.decode("utf-8", "replace").strip())
-        _LOG_CALLBACK = _log
-        lc.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
-    _LOG_ERRORS.clear()
-    return _LOG_ERRORS
 
 
 class LlamaCppScorer(EncodingCache, Scorer):
@@ -145,7 +115,7 @@ class LlamaCppScorer(EncodingCache, Scorer):
         self._asked_threads = threads
         self.skipped = 0
         self._sha256 = None
-        self._lc = lc = _import_llama_cpp(self.path)
+        self._lc = lc = import_llama_cpp(self.path)
         self._load(n_ctx, device)
         self.vocab = lc.llama_model_get_vocab(self.model)
         self.n_vocab = lc.llama_vocab_n_tokens(self.vocab)
@@ -154,7 +124,7 @@ class LlamaCppScorer(EncodingCache, Scorer):
         self.bos = bos if bos >= 0 else lc.llama_vocab_eos(self.vocab)
         self.convention = check_convention(convention)
         self._buf = ctypes.create_string_buffer(256)
-        self._word_start = self._word_start_mask(punctuation=self.convention != "words")
+        self._word_start = word_start_mask(lc, self.vocab, self.n_vocab, punctuation=self.convention != "words")
         self._tok_cache: dict[tuple[str, bool], tuple[int, ...]] = {}
         self._enc: dict = {}
         self.skipped_unencodable = 0
@@ -163,7 +133,7 @@ class LlamaCppScorer(EncodingCache, Scorer):
     # ------------------------------------------------------------------ loading
     def _load(self, n_ctx: int, device: str | None) -> None:
         lc = self._lc
-        errors = _capture_log(lc)
+        errors = capture_log(lc)
         lc.llama_backend_init()
         mparams = lc.llama_model_default_params()
         mparams.n_gpu_layers = 0 if (device or "").startswith("cpu") else -1
@@ -212,18 +182,6 @@ class LlamaCppScorer(EncodingCache, Scorer):
         lc = self._lc
         return Lane(lc, ctx, lc.llama_get_memory(ctx), lc.llama_batch_init(self.n_ctx, 0, self.n_seq_max),
                     self.n_ctx, self.n_vocab, self._word_start, self.path, self.share_prefix)
-
-    def _word_start_mask(self, punctuation: bool) -> np.ndarray:
-        """Tokens that cannot continue a word: text starting with whitespace (or, with
-        ``punctuation``, with a punctuation mark), or the end of the text."""
-        lc, buf = self._lc, ctypes.create_string_buffer(256)
-        mask = np.zeros(self.n_vocab, dtype=bool)
-        marks = tuple(bytes([c]) for c in b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") if punctuation else ()
-        for t in range(self.n_vocab):
-            n = lc.llama_token_to_piece(self.vocab, t, buf, 256, 0, False)
-            mask[t] = (n > 0 and buf.raw[:1] in (b" ", b"\n", b"\t", b"\r") + marks) \
-                or bool(lc.llama_vocab_is_eog(self.vocab, t))
-        return mask
 
     def close(self) -> None:
         lc = self._lc
@@ -367,7 +325,7 @@ class LlamaCppScorer(EncodingCache, Scorer):
         rounds, splits, skipped = plan_rounds(groups, self.n_ctx, self.batch_size)
         if self.lanes > 1 and len(rounds) > 1:
             while len(self._lanes) < min(self.lanes, len(rounds)):
-                self._lanes.append(self._new_lane(self._new_context(_LOG_ERRORS)))
+                self._lanes.append(self._new_lane(self._new_context(LOG_ERRORS)))
 
             def read(k, mine, stop) -> None:
                 for r in mine:

@@ -23,8 +23,10 @@ pickled module; :meth:`LMConfig.from_dict` refuses keys it does not know.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import asdict, dataclass, fields
+from typing import Iterator
 
 import torch
 from torch import nn
@@ -174,11 +176,34 @@ class TransformerLM(nn.Module):
         return self.decoder(h), None                  # (B, T, V)
 
 
-def build_model(config: LMConfig) -> nn.Module:
-    """A freshly initialised model (uses torch's global RNG: seed it, or fork it, first)."""
-    if config.kind == "lstm":
-        return LSTMLM(config)
-    return TransformerLM(config)
+def build_model(config: LMConfig, *, init: bool = True) -> nn.Module:
+    """A freshly initialised model (uses torch's global RNG: seed it, or fork it, first);
+    with ``init=False`` the weights filled through ``torch.nn.init`` (all of an LSTM's;
+    a transformer's attention projections fill theirs themselves) are left as allocated,
+    for weights loaded next to replace (``load_state_dict(..., assign=True)``): drawing 65
+    million random numbers for the paper's LSTM to throw them away takes longer than
+    reading the file."""
+    with contextlib.nullcontext() if init else _no_init():
+        return LSTMLM(config) if config.kind == "lstm" else TransformerLM(config)
+
+
+#: the torch.nn.init functions our modules and torch's own reset_parameters call
+_INIT_FUNCTIONS = ("uniform_", "normal_", "zeros_", "ones_", "constant_", "kaiming_uniform_",
+                   "kaiming_normal_", "xavier_uniform_", "xavier_normal_", "trunc_normal_")
+
+
+@contextlib.contextmanager
+def _no_init() -> Iterator[None]:
+    """torch.nn.init's fills as no-ops while modules are built (the way transformers'
+    ``no_init_weights`` skips initialising weights it is about to load); restored after."""
+    saved = {name: getattr(nn.init, name) for name in _INIT_FUNCTIONS}
+    try:
+        for name in _INIT_FUNCTIONS:
+            setattr(nn.init, name, lambda tensor, *args, **kwargs: tensor)
+        yield
+    finally:
+        for name, f in saved.items():
+            setattr(nn.init, name, f)
 
 
 def n_parameters(model: nn.Module) -> int:

@@ -15,16 +15,16 @@ from lm.training.train import TrainResult, train_lm
 
 def train_lm_to_dir(run: RunContext, inputs: Sequence[str | os.PathLike], *, arch: str,
                     lang: str | None = None, size: str = "paper", epochs: int | None = None,
-                    max_steps: int | None = None, seed: int = 1111, resume: bool = False,
-                    on_step=None, **options) -> TrainResult:
+                    max_steps: int | None = None, resume: bool = False, on_step=None,
+                    **options) -> TrainResult:
     """Train ``arch`` on ``inputs`` into ``run.out`` (see :func:`lm.training.train.train_lm`; the
     --out policy, OUT.partial, checkpoints) and write its manifest.json just before
     the rename (and each snapshot's, :mod:`lm.training.snapshots`). ``options``: train-lm's model
     and training options (None = not given; the manifest records the given ones in the
-    order given); relative paths are read and written inside ``run.root`` and recorded
-    as given; ``on_step``: as :func:`lm.training.train.train_lm`'s."""
+    order given); the seed is ``run.seed``; relative paths are read and written inside
+    ``run.root`` and recorded as given; ``on_step``: as :func:`lm.training.train.train_lm`'s."""
     params = {"arch": arch, "lang": lang, "size": size, "epochs": epochs, "max_steps": max_steps,
-              "seed": seed, **{k: v for k, v in options.items() if v is not None}}
+              "seed": run.seed, **{k: v for k, v in options.items() if v is not None}}
 
     def manifest(directory: Path, metrics: dict) -> None:
         # files: the model's own files and their checksums, checked before it scores
@@ -38,6 +38,6 @@ def train_lm_to_dir(run: RunContext, inputs: Sequence[str | os.PathLike], *, arc
             directory, inputs, params, metrics=metrics)
 
     return train_lm([run.path(p) for p in inputs], run.path(run.out), arch=arch, lang=lang, size=size,
-                    seed=seed, max_steps=max_steps, epochs=epochs, resume=resume,
+                    seed=run.seed, max_steps=max_steps, epochs=epochs, resume=resume,
                     finalize=manifest, on_snapshot=snapshot_manifest, on_step=on_step, force=run.force,
                     **options)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agreement.reporting.analysis.mixed import attractor_effects
 from agreement.reporting.analysis.run import Analysis
-from agreement.reporting.png import pyplot, save_png
+from agreement.reporting.png import save_png, subplots
 from agreement.reporting.stats import N_BOOT
 from formats.manifest import atomic_write_text
 
@@ -155,7 +155,7 @@ def to_markdown(result: Analysis) -> str:
 def plot_ceiling(result: Analysis, path: str | os.PathLike) -> None:
     """Spearman rho of each model with the human share (bars, CI whiskers), per
     condition, with the Spearman noise ceiling as a line and its interval as a band."""
-    fig, axes = pyplot().subplots(1, len(result.humans), figsize=(4.5 * len(result.humans), 3.8), squeeze=False)
+    fig, axes = subplots(1, len(result.humans), figsize=(4.5 * len(result.humans), 3.8), squeeze=False)
     for ax, h in zip(axes[0], result.humans):
         rel = next(r for r in h.reliability if r.method == "spearman")
         xs = range(len(h.models))
@@ -178,7 +178,7 @@ def plot_ceiling(result: Analysis, path: str | os.PathLike) -> None:
 def plot_forest(result: Analysis, path: str | os.PathLike) -> None:
     """The mixed model's fixed effects (intercept left out) with 95% intervals."""
     terms = [c for c in result.mixed.fixed if c.term != "intercept"]
-    fig, ax = pyplot().subplots(figsize=(6.5, 0.45 * len(terms) + 1.2))
+    fig, ax = subplots(figsize=(6.5, 0.45 * len(terms) + 1.2))
     ys = list(range(len(terms)))[::-1]
     ax.errorbar([c.estimate for c in terms], ys, xerr=[[c.estimate - c.lo for c in terms],
                                                       [c.hi - c.estimate for c in terms]],

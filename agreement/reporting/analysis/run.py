@@ -58,7 +58,7 @@ def analyze(table: ScoredTable, rng: np.random.Generator, *, judgments: list[Hum
                             "as agree score leaves them out of accuracy")
     if judgments is None:
         result.notes.append("graded comparison with humans skipped: no human judgments "
-                            "(give --humans FILE, or score with --humans)")
+                            "(give a judgments file, or score with one)")
     else:
         result.humans = human_conditions(table, judgments, rng, n_boot, CONDITIONS)
         if not result.humans:
@@ -73,7 +73,7 @@ def analyze(table: ScoredTable, rng: np.random.Generator, *, judgments: list[Hum
     if mixed and len(main):
         result.mixed = fit_mixed(main)
     elif not mixed:
-        result.notes.append("mixed model skipped (--no-mixed)")
+        result.notes.append("mixed model skipped (not asked for)")
     result.paired = paired_comparisons(main, rng)
     result.systematicity = systematicity(table)
     if not result.systematicity:

@@ -1,0 +1,264 @@
+"""Mining agreement items by relation (method.md section 2b): ``agree extract --mode relations``.
+
+The paper's construction filter (:mod:`agreement.extraction.mining`) learns which
+arcs agree from counts and needs treebanks of 10k+ sentences; here the agreement
+relation is read from the annotation, as MultiBLiMP does (Jumelet et al. 2025),
+so that the test and dev splits of any UD language give items. The arcs, the
+exclusions and the value checks are array work over the whole treebank
+(:mod:`agreement.extraction.relation_arcs`, whose docstring states each rule);
+this module makes the items and counts what it drops.
+
+Each item is one arc and one contrasted feature (an arc whose ends agree in
+Number and Gender gives two items, ids ``<stem>:<sent_id>:<cue>-<target>:<feature>``):
+
+* ``correct`` is the target's token; ``wrong`` the same lemma and POS with
+  another value of the feature, looked up in the file's own paradigm table, then
+  the pooled tables of every treebank file of the run (``paradigms``: extra
+  treebanks of the language, read for their paradigms only), then a UniMorph
+  lexicon (:mod:`treebanks.pooled`); ``wrong_source`` says which. Number: the
+  other of Sing/Plur; Gender: another of Masc/Fem/Neut/Com (closest remaining
+  features, then frequency); Person: the nearest other person with an attested
+  form (1: 2 then 3; 3: 2 then 1; 2: 1 or 3). The remaining features may differ
+  only as the ``closest`` rule allows (:mod:`treebanks.paradigms`), else the arc
+  is dropped as ``non_contrast_difference``; ``no_alternative`` when no source
+  has a form, ``same_spelling`` when the form is spelled like the target,
+  ``vocab`` when a word from cue to target is outside ``config.vocab``.
+* ``distance`` |target - cue|, ``attractors`` (words between with the cue's POS
+  and, in one of their frequent analyses, another value of the feature: section
+  2.7's rule), ``target_side`` and ``relation`` are recorded for every item, so
+  the paper's long-distance slice (4..14) is a selection, not the output.
+* ``scoring``: ``target`` when the target follows its cue (the prefix holds the
+  cue and decides), ``sentence`` when it precedes it (a determiner or adjective
+  before its noun): the prefix cannot decide, the item is scored by whole sentence.
+
+Deviations from method.md section 2b, and why: Com counts as a gender value (the
+Scandinavian and Dutch common gender, which contrasts with Neut); a subject
+relation also takes targets with a subject layer in any verb form (Abkhaz marks
+its subject on non-finite verbs too); a finite verb without VerbForm counts as
+finite (Arabic, Hindi, Irish... leave VerbForm out); ergative subjects are left
+out unless the target has a subject layer (Hindi-Urdu perfectives agree with the
+object).
+
+No silent zero: with no items, :attr:`ExtractResult.reason` says why in one line,
+and what would find more.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from agreement.extraction.config import ExtractConfig, ExtractResult
+from agreement.extraction.itemtools import ATTRACTOR_MIN_SHARE, as_word, file_stem, match_case
+from agreement.extraction.relation_arcs import EXCLUSIONS, RELATIONS, VALUES, Candidates, find_candidates
+from formats.items import Item
+from treebanks.cache import load_columns
+from treebanks.columns import TreebankColumns
+from treebanks.errors import DomainError, literal
+from treebanks.features import feature_names, feature_values
+from treebanks.paradigms import ParadigmTable
+from treebanks.pooled import PooledParadigms
+from treebanks.reader import expand_paths
+from treebanks.unimorph import SOURCE as LEXICON_SOURCE, read_unimorph
+
+RELATIONS_FILE = "relations.tsv"
+#: per relation, what its arcs lose before the features are looked at
+ARC_COUNTS = ("arcs",) + EXCLUSIONS + ("distance",)
+#: per (relation, feature)
+FEATURE_COUNTS = ("missing_feature", "excluded_value", "disagreeing", "agreeing", "no_alternative",
+                  "non_contrast_difference", "same_spelling", "vocab", "items", "scoring_target",
+                  "scoring_sentence", "wrong_own", "wrong_pooled", "wrong_lexicon")
+RELATION_COLUMNS = ("relation", "feature") + ARC_COUNTS + FEATURE_COUNTS
+#: the other values a wrong form may have, tried in turn (Person: the nearest first)
+_FEATURE_ORDER = ("Number", "Person", "Gender")
+_PERSON = {"1": (("2",), ("3",)), "2": (("1", "3"),), "3": (("2",), ("1",))}
+
+
+def wrong_values(feature: str, value: str) -> tuple[tuple[str, ...], ...]:
+    """The value sets to look for a wrong form in, in order."""
+    if feature == "Person":
+        return _PERSON[value]
+    return (tuple(v for v in VALUES[feature] if v != value),)
+
+
+def extract_relations(files: Sequence[Path], config: ExtractConfig, *, paradigms: Sequence[str | os.PathLike] = (),
+                      lexicon: str | os.PathLike | None = None) -> ExtractResult:
+    """Relation items of one language's treebank ``files`` (module docstring); wrong
+    forms pooled over ``files``, the treebanks ``paradigms`` and the UniMorph file
+    ``lexicon``. Never raises for what the treebank lacks: the result's ``reason``
+    says why it has no items."""
+    extra = expand_paths(paradigms) if paradigms else []
+    lex = read_unimorph(lexicon) if lexicon is not None else None  # a bad lexicon fails before the long part
+    tb, reading = load_columns(files, cache_dir=config.cache_dir, workers=config.workers)
+    sources = [(file_stem(f.source), ParadigmTable(a)) for f, a in zip(tb.files, tb.file_analyses())]
+    if extra:
+        etb, _ = load_columns(extra, cache_dir=config.cache_dir, workers=config.workers)
+        sources += [(file_stem(f.source), ParadigmTable(a)) for f, a in zip(etb.files, etb.file_analyses())]
+    pooled = PooledParadigms(sources, lex)
+    counts: dict = defaultdict(Counter)
+    excluded: Counter = Counter()
+    cands = find_candidates(tb, config.relations, config.features, config.min_distance, config.max_distance,
+                            counts, excluded)
+    items = _Builder(tb, pooled, config, counts).items(cands)
+    table = {(r, f): {k: counts[(r, f)][k] for k in FEATURE_COUNTS} | {k: counts[(r, "")][k] for k in ARC_COUNTS}
+             for r in config.relations for f in sorted(config.features) if (r, f) in counts}
+    filters = Counter()
+    for r in config.relations:
+        filters.update({k: counts[(r, "")][k] for k in ARC_COUNTS})
+    for key, c in counts.items():
+        if key[1]:
+            filters.update({k: c[k] for k in FEATURE_COUNTS})
+    notes = tuple(n for n in (pooled.conflict_note(), lex.report() if lex else "") if n)
+    reason = "" if items else zero_reason(tb, config, filters, lexicon is not None)
+    return ExtractResult(tuple(items), (), (), {}, pooled.saved_table(), dict(filters), len(tb), len(tb.upos),
+                         tuple(files), (), reading, reason=reason, mode="relations", relation_counts=table,
+                         excluded_values=dict(sorted(excluded.items())), notes=notes)
+
+
+class _Builder:
+    """Candidates -> items, the item filters counted (module docstring)."""
+
+    def __init__(self, tb: TreebankColumns, pooled: PooledParadigms, config: ExtractConfig, counts: dict):
+        self.tb, self.pooled, self.config, self.counts = tb, pooled, config, counts
+        self._readings: dict = {}
+
+    def items(self, cands: Candidates) -> list[Item]:
+        sent = np.searchsorted(self.tb.starts, cands.target, side="right") - 1
+        feature = np.array([_FEATURE_ORDER.index(f) for f in cands.feature], dtype=np.int64)
+        order = np.lexsort((cands.cue, cands.target, feature, cands.relation))
+        out = []
+        for k in order.tolist():
+            item = self.item(int(sent[k]), int(cands.cue[k]), int(cands.target[k]), RELATIONS[int(cands.relation[k])],
+                             cands.feature[k], cands.carried[k], cands.value[k])
+            if item is not None:
+                out.append(item)
+        return out
+
+    def readings(self, form: str, feature: str) -> frozenset:
+        """(upos, value of ``feature``) of the form's frequent analyses (attractors)."""
+        r = self._readings.get((form, feature))
+        if r is None:
+            rows = self.pooled.table.analyses(form)
+            top = rows[0][1] if rows else 0
+            r = self._readings[form, feature] = frozenset(
+                (a.upos, v[0]) for a, n in rows if n >= ATTRACTOR_MIN_SHARE * top
+                and (v := feature_values(a.feats, (feature,))) is not None)
+        return r
+
+    def item(self, s: int, cue: int, target: int, relation: str, feature: str, carried: str,
+             value: str) -> Item | None:
+        c = self.counts[(relation, feature)]
+        sentence = self.tb.sentence(s)
+        base = int(self.tb.starts[s])
+        ci, ti = cue - base, target - base
+        tokens = sentence.tokens
+        tgt = tokens[ti]
+        stem = file_stem(sentence.source)
+        wrong = None
+        for vals in wrong_values(feature, value):
+            wrong = self.pooled.wrong_form(stem, tgt.lemma, tgt.upos, tgt.feats, carried, vals, self.config.alt)
+            if wrong is not None:
+                break
+        if wrong is None:
+            rejected = any(self.pooled.rejected(tgt.lemma, tgt.upos, tgt.feats, carried, vals)
+                           for vals in wrong_values(feature, value))
+            c["non_contrast_difference" if rejected else "no_alternative"] += 1
+            return None
+        form = match_case(wrong.form, tgt.form, capitalise=True)
+        if form == tgt.form:
+            c["same_spelling"] += 1
+            return None
+        lo, hi = min(ci, ti), max(ci, ti)
+        vocab = self.config.vocab
+        if vocab is not None and (form not in vocab or any(t.form not in vocab for t in tokens[lo:hi + 1])):
+            c["vocab"] += 1
+            return None
+        context = tokens[lo + 1:hi]
+        cue_pos = tokens[ci].upos
+        attractors = sum(1 for t in context if any(u == cue_pos and v != value and v in VALUES[feature]
+                                                   for u, v in self.readings(t.form, feature)))
+        scoring = "sentence" if ti < ci else "target"
+        c["items"] += 1
+        c[f"scoring_{scoring}"] += 1
+        c["wrong_own" if wrong.source == stem else "wrong_lexicon" if wrong.source == LEXICON_SOURCE
+          else "wrong_pooled"] += 1
+        return Item(
+            item_id=f"{stem}:{sentence.sent_id}:{ci}-{ti}:{feature}", variant=0,
+            construction=f"{relation} {feature}", direction="_",
+            tokens=tuple(as_word(t.form) for t in tokens), pos=tuple(t.upos for t in tokens),
+            feats=tuple(t.feats for t in tokens), correct=as_word(tgt.form), wrong=as_word(form),
+            lemma=tgt.lemma, number=value, cue_index=ci, target_index=ti, attractors=attractors,
+            punct=any(t.upos == "PUNCT" for t in context),
+            space_after=tuple(t.space_after for t in tokens[:-1]) + (False,),
+            relation=relation, feature=carried, wrong_value=wrong.value, scoring=scoring,
+            wrong_source=wrong.source)
+
+
+def zero_reason(tb: TreebankColumns, config: ExtractConfig, filters: Counter, lexicon: bool) -> str:
+    """Why a relations run found no item, and what would find more: one line, a
+    template whose ``{fields}`` are ExtractConfig fields and extract_items arguments."""
+    features = config.features
+    seen = set()
+    for feats in tb.feats_names:
+        seen |= {n.split("[")[0] for n in feature_names(feats)}
+    carried = [f for f in features if f in seen]
+    if not carried:
+        have = ", ".join(sorted(seen, key=str.lower)) or "none"
+        return (f"no token carries {' or '.join(features)} (features in this treebank: {literal(have)}): "
+                f"nothing to contrast")
+    if not filters["arcs"]:
+        return (f"no {', '.join(config.relations)} arc (nsubj to a verb or predicate, det or amod on a NOUN) "
+                f"in {len(tb)} sentences")
+    dropped = {k: filters[k] for k in EXCLUSIONS + ("distance",) if filters[k]}
+    if not filters["agreeing"]:
+        parts = [f"{n} {k.replace('_', ' ')}" for k, n in dropped.items()]
+        parts += [f"{filters[k]} {k.replace('_', ' ')}" for k in ("missing_feature", "excluded_value",
+                                                                    "disagreeing") if filters[k]]
+        hint = " (lower {min_distance})" if filters["distance"] and config.min_distance > 1 else ""
+        return (f"{filters['arcs']} arcs, none with {' or '.join(carried)} on both ends with the same two-way "
+                f"value: {', '.join(parts)}{hint}")
+    parts = [f"{filters[k]} {k.replace('_', ' ')}" for k in ("no_alternative", "non_contrast_difference",
+                                                              "same_spelling", "vocab") if filters[k]]
+    more = "more treebanks of the language ({paradigms})" + ("" if lexicon else " or a UniMorph lexicon ({lexicon})")
+    return (f"{filters['agreeing']} agreeing arcs, none with a usable wrong form ({', '.join(parts)}): "
+            f"{more} would supply other-value forms")
+
+
+def reason_text(template: str, spell=lambda name: name) -> str:
+    """A reason (:func:`zero_reason`, a template) as text, each field written as
+    ``spell(name)`` (the CLI: the option's flag)."""
+    return DomainError(template, fields=True).spelled(spell) if template else ""
+
+
+def write_relations(path: str | os.PathLike, result: ExtractResult) -> int:
+    """Write ``relations.tsv``: per (relation, feature), the arcs and what dropped
+    them (:data:`RELATION_COLUMNS`; the arc-level counts are the relation's, the
+    same on each of its features' rows), the items and how they are scored and
+    where their wrong forms came from. Returns the rows written."""
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write("\t".join(RELATION_COLUMNS) + "\n")
+        for (r, f), c in result.relation_counts.items():
+            fh.write("\t".join([r, f] + [str(c.get(k, 0)) for k in RELATION_COLUMNS[2:]]) + "\n")
+    return len(result.relation_counts)
+
+
+def relation_table(result: ExtractResult) -> str:
+    """Items by relation x feature, a small text table (stdout)."""
+    features = sorted({f for _, f in result.relation_counts})
+    rows = [("relation", *features, "items", "scored by sentence")]
+    for r in RELATIONS:
+        cells = [result.relation_counts.get((r, f)) for f in features]
+        if all(c is None for c in cells):
+            continue
+        n = sum(c["items"] for c in cells if c)
+        rows.append((r, *["-" if c is None else str(c["items"]) for c in cells], str(n),
+                     str(sum(c["scoring_sentence"] for c in cells if c))))
+    total = [sum(c["items"] for (_, g), c in result.relation_counts.items() if g == f) for f in features]
+    rows.append(("all", *map(str, total), str(len(result.items)),
+                 str(sum(it.scoring == "sentence" for it in result.items))))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths)))
+                     .rstrip() for r in rows)
