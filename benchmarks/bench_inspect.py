@@ -145,11 +145,11 @@ def naive_place(hf, model, inputs, twins_vals, pos, layer: int, head: int | None
         ids = torch.full((len(inputs), width), model.pad_id, dtype=torch.long)
         for r, i in enumerate(inputs):
             ids[r, :i.predict + 1] = torch.tensor(i.ids[:i.predict + 1])
-        with torch.inference_mode():   # the same two-form readout as the batched path
-            h = hf.base_model(input_ids=ids).last_hidden_state[rows, torch.tensor([i.predict for i in inputs])]
         good, bad = torch.tensor([i.correct for i in inputs]), torch.tensor([i.wrong for i in inputs])
-        w = hf.get_output_embeddings().weight
-        return (h * (w[good] - w[bad])).sum(1).double().numpy()
+        with torch.inference_mode():   # the same two-form readout as the batched path (inside: h is an inference tensor)
+            h = hf.base_model(input_ids=ids).last_hidden_state[rows, torch.tensor([i.predict for i in inputs])]
+            w = hf.get_output_embeddings().weight
+            return (h * (w[good] - w[bad])).sum(1).double().numpy()
     finally:
         handle.remove()
 
