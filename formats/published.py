@@ -17,13 +17,13 @@ accuracy per model (``ngram``, ``lstm``, ``txl``, ``gpt2``); other keys are igno
 from __future__ import annotations
 
 import csv
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 from formats.errors import AgreeError, names_undecodable
+from formats.jsonl import json_lines
 from formats.tsv import checked_rows
 from formats.scored import ScoredTable
 
@@ -68,22 +68,15 @@ def read_reference(path: str | os.PathLike) -> dict[str, dict[str, float]]:
     if not path.is_file():
         raise AgreeError(f"{path}: no such reference file")
     out: dict[str, dict[str, float]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
+    for lineno, row in json_lines(path):
+        if "UID" not in row:
+            raise AgreeError(f"{path}:{lineno}: expected a JSON object with a UID "
+                             "(BLiMP's models_summary.jsonl)")
+        for key, value in row.items():
+            if key in _NOT_MODELS or not isinstance(value, (int, float)):
                 continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise AgreeError(f"{path}:{lineno}: not JSON ({e.msg} at column {e.colno})") from None
-            if not isinstance(row, dict) or "UID" not in row:
-                raise AgreeError(f"{path}:{lineno}: expected a JSON object with a UID "
-                                 "(BLiMP's models_summary.jsonl)")
-            for key, value in row.items():
-                if key in _NOT_MODELS or not isinstance(value, (int, float)):
-                    continue
-                label = f"{MODEL_NAMES.get(key, key)} (published)"
-                out.setdefault(label, {})[str(row["UID"])] = float(value)
+            label = f"{MODEL_NAMES.get(key, key)} (published)"
+            out.setdefault(label, {})[str(row["UID"])] = float(value)
     if not out:
         raise AgreeError(f"{path}: no model accuracies found")
     return out

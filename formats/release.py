@@ -27,6 +27,7 @@ from typing import Iterable, Iterator, Mapping
 from formats.errors import AgreeError
 from formats.item_checks import item_problem
 from formats.items import Item
+from formats.jsonl import json_lines
 from formats.spacing import render, spacing_of
 
 PAIRS_FILE = "pairs.jsonl"
@@ -185,19 +186,8 @@ def read_release(path: str | os.PathLike) -> Iterator[Item]:
 
 
 def _json_rows(path: Path) -> Iterator[tuple[str, dict]]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise AgreeError(f"{path}:{lineno}: not JSON ({e.msg} at column {e.colno}; "
-                                     f"a truncated or damaged line)") from None
-                yield f"{path}:{lineno}", row
-    except UnicodeDecodeError as e:
-        raise AgreeError(f"{path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
+    for lineno, row in json_lines(path):
+        yield f"{path}:{lineno}", row
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[str, dict]]:

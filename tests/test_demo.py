@@ -137,6 +137,12 @@ def _scored_fixture(tmp_path, outcomes):
     rows where model m is right on the first outcomes[m][cond] items; returns the
     report's results of them."""
     from agreement.reporting.demo_report import ReportInputs, demo_results
+
+    return demo_results(ReportInputs(_scored_table(outcomes), tmp_path, MODELS))[0]
+
+
+def _scored_table(outcomes):
+    """The scored rows of :func:`_scored_fixture`."""
     from formats.items import Item
     from tests.scored_rows import row, table
 
@@ -149,7 +155,7 @@ def _scored_fixture(tmp_path, outcomes):
             for model, right in outcomes.items():
                 ok = i < right["original" if variant == 0 else "nonce"]
                 scored.append(row(it, model, model, model, -1.0, -2.0 if ok else -0.5, testset="t"))
-    return demo_results(ReportInputs(table(scored), tmp_path, MODELS))[0]
+    return table(scored)
 
 
 def test_finding_is_computed_from_the_figures(tmp_path):
@@ -178,9 +184,11 @@ def test_finding_is_computed_from_the_figures(tmp_path):
 def test_margins_count_the_lstm_rows_of_a_demo_directory(tmp_path):
     """counts(): the LSTM's originals and nonce-with-attractor rows, undecidable apart;
     margin(): the interval's lower end above chance."""
-    _scored_fixture(tmp_path, {"lstm": {"original": 97, "nonce": 90}, "kn5": {"original": 10, "nonce": 10}})
+    from formats.scored import write_scored
+
     (tmp_path / "score").mkdir()
-    (tmp_path / "scored.tsv").rename(tmp_path / "score" / "items.tsv")
+    write_scored(tmp_path / "score" / "items.tsv",
+                 _scored_table({"lstm": {"original": 97, "nonce": 90}, "kn5": {"original": 10, "nonce": 10}}))
     lstm = counts(tmp_path)
     assert [(c.right, c.n, c.ties) for c in lstm.values()] == [(97, 100, 0), (90, 100, 0)]
     assert margin(lstm["original"]) == pytest.approx(lstm["original"].interval()[0] - 50)

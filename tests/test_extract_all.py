@@ -113,7 +113,7 @@ class TestRun:
     def test_one_language_is_agree_extract_then_agree_nonce(self, ud, tmp_path):
         """The release's rows of a language are what a user gets with the two commands
         and the language's seed."""
-        extract_languages(RunContext(COMMAND, out=tmp_path / "out"), ud, n=3, seed=7, only=("it",))
+        extract_languages(RunContext(COMMAND, out=tmp_path / "out", seed=7), ud, n=3, only=("it",))
         files = [ud / "UD_Italian-Other", ud / "UD_Italian-Toy"]
         assert run_agree("extract", *files, "--lang", "it", "--mode", "relations", "--out", tmp_path / "ext",
                          "-q").exit_code == 0

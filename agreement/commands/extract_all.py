@@ -48,7 +48,7 @@ def _codes(values) -> tuple[str, ...]:
 @click.option("--no-cache", is_flag=True, help="Parse every treebank file even when the parse cache has it.")
 @quiet_option
 @pass_run("extract-all")
-def extract_all(run, ud_dir, only, exclude, workers, executor, ray_address, n, seed, relations, features,
+def extract_all(run, ud_dir, only, exclude, workers, executor, ray_address, n, relations, features,
                 min_distance, max_distance, no_cache):
     """Mine every language of a UD folder and write a release.
 
@@ -79,9 +79,9 @@ def extract_all(run, ud_dir, only, exclude, workers, executor, ray_address, n, s
                            cache_dir=None if no_cache else str(default_cache_dir()))
     given = [("--relations", relations, ",".join(RELATIONS)), ("--features", features, "Gender|Number|Person"),
              ("--min-distance", min_distance, 1), ("--max-distance", max_distance, 0)]
-    recipe = shlex.join(["agree", "extract-all", str(ud_dir), "--seed", str(seed), "--n", str(n)]
+    recipe = shlex.join(["agree", "extract-all", str(ud_dir), "--seed", str(run.seed), "--n", str(n)]
                         + [w for flag, value, default in given if value != default for w in (flag, str(value))])
-    result = extract_languages(run, ud_dir, config, seed=seed, n=n, only=_codes(only), exclude=_codes(exclude),
+    result = extract_languages(run, ud_dir, config, n=n, only=_codes(only), exclude=_codes(exclude),
                                workers=workers, executor=executor, address=ray_address, recipe=recipe)
     for line in result.skipped_files:
         log.warning(f"Warning: skipped {line}")

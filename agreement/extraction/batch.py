@@ -251,7 +251,7 @@ def _library_quiet():
 # --------------------------------------------------------------------------- the run
 
 def extract_languages(run: RunContext, ud_dir: str | os.PathLike, config: ExtractConfig | None = None, *,
-                      seed: int = 1111, n: int = 9, only: Sequence[str] = (), exclude: Sequence[str] = (),
+                      n: int = 9, only: Sequence[str] = (), exclude: Sequence[str] = (),
                       workers: int = 1, executor: str = "local", address: str | None = None,
                       parquet: bool | None = None, recipe: str = "") -> BatchResult:
     """Mine every language of ``ud_dir`` (``only`` those codes, less ``exclude``) into
@@ -259,6 +259,7 @@ def extract_languages(run: RunContext, ud_dir: str | os.PathLike, config: Extrac
     ``workers`` languages at once on ``executor`` (``local`` or ``ray``, ``address`` its
     cluster); ``parquet``: also write Parquet (None: when pyarrow is installed);
     ``recipe``: the command line the datasheet gives to make the release again."""
+    seed = run.seed
     config = check_config(dataclasses.replace(config or ExtractConfig(mode="relations"), mode="relations",
                                               workers=1, explain=()))
     check_executor(executor, workers, address)

@@ -41,8 +41,8 @@ from typing import Iterable, Sequence
 
 from formats.errors import AgreeError
 from formats.items import Item
+from formats.jsonl import json_lines
 from formats.testsets.registry import TestSet, TestSetFormat, must_exist, register
-from formats.testsets.sniff import not_json_lines
 from formats.spacing import spacing_of
 
 _FINAL_PUNCT = re.compile(r"^(.*?[^.?!])([.?!]+)$")
@@ -157,30 +157,13 @@ def read_blimp(paths: str | os.PathLike | Iterable, skips: PairSkips | None = No
     items: list[Item] = []
     for path in files:
         skips.files.append(path)
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                row = json_object(line, path, lineno)
-                item = _blimp_item(row, path, lineno)
-                if item is None:
-                    skips.count(row["sentence_good"], row["sentence_bad"])
-                else:
-                    items.append(item)
+        for lineno, row in json_lines(path):
+            item = _blimp_item(row, path, lineno)
+            if item is None:
+                skips.count(row["sentence_good"], row["sentence_bad"])
+            else:
+                items.append(item)
     return items
-
-
-def json_object(line: str, path: Path, lineno: int) -> dict:
-    """One JSON Lines line as a dict; one error naming the file and line otherwise (and,
-    for a file that is JSON but not JSON Lines, what it is)."""
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise AgreeError(f"{path}:{lineno}: " + (not_json_lines(path) or
-                                                  f"not JSON ({e.msg} at column {e.colno})")) from None
-    if not isinstance(row, dict):
-        raise AgreeError(f"{path}:{lineno}: not a JSON object")
-    return row
 
 
 def _blimp_item(row: dict, path: Path, lineno: int) -> Item | None:

@@ -35,7 +35,8 @@ from typing import Iterator
 
 from formats.errors import AgreeError
 from formats.items import Item
-from formats.testsets.blimp import PairSkips, json_object, pair_item
+from formats.jsonl import json_lines
+from formats.testsets.blimp import PairSkips, pair_item
 from formats.testsets.registry import TestSet, TestSetFormat, files_in, must_exist, register
 from formats.testsets.sniff import header_delimiter
 
@@ -90,13 +91,6 @@ MAPPINGS = (
 
 # --------------------------------------------------------------------------- reading rows
 
-def _json_rows(path: Path) -> Iterator[tuple[int, dict]]:
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if line.strip():
-                yield lineno, json_object(line, path, lineno)
-
-
 def _csv_rows(path: Path, m: PairFields) -> Iterator[tuple[int, dict]]:
     with open(path, encoding="utf-8", newline="") as fh:
         first = fh.readline()
@@ -132,7 +126,7 @@ def _climp_row(row: list[str], path: Path, line: int) -> dict:
 
 
 def _rows(path: Path, m: PairFields) -> Iterator[tuple[int, dict]]:
-    return _json_rows(path) if path.suffix == ".jsonl" else _csv_rows(path, m)
+    return json_lines(path) if path.suffix == ".jsonl" else _csv_rows(path, m)
 
 
 def _first(row: dict, fields: tuple[str, ...], default: str = "") -> str:

@@ -10,6 +10,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from formats.jsonl import not_json_lines
+
 #: bytes read to describe a file
 SNIFF_BYTES = 65536
 DELIMITERS = {"\t": "tab", ",": "comma", ";": "semicolon"}
@@ -38,25 +40,6 @@ def header_delimiter(line: str, required: tuple[str, ...]) -> str | None:
         if set(required) <= cols:
             return d
     return None
-
-
-def not_json_lines(path: Path) -> str | None:
-    """What is wrong when ``path`` as a whole is one JSON document (valid JSON, but not
-    one object per line), else None."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-        doc = json.loads(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return (f"JSON but not JSON Lines: one JSON {_kind(doc)} over {text.count(chr(10)) + 1} "
-            "lines, where one JSON object per line is expected")
-
-
-def _kind(doc) -> str:
-    if isinstance(doc, dict):
-        keys = ", ".join(list(doc)[:8])
-        return f"object (keys: {keys})" if keys else "object"
-    return "array" if isinstance(doc, list) else type(doc).__name__
 
 
 def main_suffix(path: Path) -> str:
