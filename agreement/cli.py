@@ -40,6 +40,7 @@ COMMANDS = {
     "import-model": ("agreement.commands.import_model", "import_model"),
     "demo": ("agreement.commands.demo", "demo"),
     "analyze": ("agreement.commands.analyze", "analyze"),
+    "inspect": ("agreement.commands.inspect", "inspect"),
     "swap-targets": ("agreement.commands.swap_targets", "swap_targets"),
     "setup": ("agreement.commands.setup_kenlm", "setup"),
     "doctor": ("agreement.commands.doctor", "doctor"),
@@ -189,6 +190,7 @@ def cli():
       agree export    test set -> BLiMP jsonl / MultiBLiMP TSV minimal pairs
       agree import-model  a released model (the paper's LSTMs) -> model directory
       agree analyze   scored results -> noise ceiling, mixed effects, EW/MW, challenge sets
+      agree inspect   test set + one model -> unit ablation, probes, activation patching
       agree swap-targets  items -> K other target lemmas each (systematicity)
       agree demo      all of the above on a generated language, in minutes
       agree setup kenlm  build KenLM's lmplz/build_binary (for --arch kn5)

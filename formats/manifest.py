@@ -79,16 +79,20 @@ def versions() -> dict[str, str]:
 
 def write_manifest(directory: str | os.PathLike, command: str, inputs: Iterable[str | os.PathLike],
                    parameters: dict[str, Any], *, argv: Sequence[str] = (),
-                   root: str | os.PathLike | None = None, **extra: Any) -> dict[str, Any]:
+                   root: str | os.PathLike | None = None, described: list[dict[str, Any]] | None = None,
+                   **extra: Any) -> dict[str, Any]:
     """Write ``manifest.json``: what ran, on which inputs (with checksums), with which
     parameters and package versions, plus any command-specific counts in ``extra``.
 
     ``argv`` is the command line after ``agree`` (the CLI passes what it was given);
-    ``root``: where relative input paths are read (:func:`formats.files.rooted`). No timestamp: the same inputs and seed give a byte-identical directory."""
+    ``root``: where relative input paths are read (:func:`formats.files.rooted`). ``described``:
+    the inputs as :func:`describe_inputs` gave them when they were read (a long run records
+    the checksums of what it read, and a file removed meanwhile does not fail it), instead of
+    describing ``inputs`` now. No timestamp: the same inputs and seed give a byte-identical directory."""
     manifest = {
         "command": command,
         "argv": list(argv),
-        "inputs": describe_inputs(inputs, root),
+        "inputs": described if described is not None else describe_inputs(inputs, root),
         "parameters": {k: _jsonable(v) for k, v in parameters.items()},
         "versions": versions(),
         **{k: _jsonable(v) for k, v in extra.items()},

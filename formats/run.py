@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from formats.files import as_given, atomic_output_dir, rooted
-from formats.manifest import write_manifest
+from formats.manifest import describe_inputs, write_manifest
 
 #: agree's top-level packages: their loggers are the ones configured (a library
 #: below, such as ray or transformers, keeps its own logging)
@@ -131,7 +131,13 @@ class RunContext:
 
     def write_manifest(self, directory: str | os.PathLike, inputs: Iterable[str | os.PathLike],
                        parameters: dict[str, Any], **extra: Any) -> dict[str, Any]:
-        """``directory``'s manifest.json for this run (its command, argv and root)."""
+        """``directory``'s manifest.json for this run (its command, argv and root; ``extra``
+        may hold ``described``, see :func:`formats.manifest.write_manifest`)."""
         log.debug(f"{self.command}: manifest.json in {directory}")
         return write_manifest(directory, self.command, inputs, parameters, argv=self.argv,
                               root=self.root, **extra)
+
+    def describe_inputs(self, inputs: Iterable[str | os.PathLike]) -> list[dict[str, Any]]:
+        """The inputs' paths, sizes and checksums now (read from ``root``), for a manifest
+        written at the end of a long run (``write_manifest(..., described=...)``)."""
+        return describe_inputs(inputs, self.root)

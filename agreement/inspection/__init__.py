@@ -1,0 +1,1 @@
+"""``agree inspect``: inside the model (unit ablation, trajectories, probes, patching; docs/inspect.md)."""
