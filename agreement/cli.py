@@ -30,6 +30,7 @@ from lm.errors import Terminated, TrainingInterrupted
 #: command name -> (module, function). Order is the order of ``agree --help``.
 COMMANDS = {
     "extract": ("agreement.commands.extract", "extract"),
+    "extract-all": ("agreement.commands.extract_all", "extract_all"),
     "nonce": ("agreement.commands.nonce", "nonce"),
     "corpus": ("agreement.commands.corpus", "corpus"),
     "train-lm": ("agreement.commands.train", "train_lm"),

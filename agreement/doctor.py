@@ -63,8 +63,10 @@ EXTRA_USES = {
     "gguf": "score --model gguf:FILE --engine llama.cpp",
     "analysis": "analyze (noise ceiling, mixed effects, EW/MW)",
     "cluster": "score --executor ray",
+    "release": "extract-all: pairs.parquet beside pairs.jsonl",
     "vllm": "score with the vLLM engine (GPU)",
     "peers": "benchmarks/bench_peers.py (minicons, lm-evaluation-harness)",
+    "docs": "the documentation site (mkdocs build --strict, mkdocs serve)",
     "test": "the test suite (make test)",
 }
 _EXTRA_MARKER = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")

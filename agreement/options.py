@@ -127,6 +127,8 @@ SEED = Number(int, min=0, max=2 ** 32 - 1, why="the seeds numpy and sentencepiec
 CPUS = Number(int, min=1, max=cpu_count(), why="the CPUs this machine gives agree")
 #: Ray actors per model: a cluster may have more CPUs than this machine, so no CPU bound
 WORKERS = Number(int, min=1, max=100_000, why="Ray actors per model")
+#: tasks run at once (agree extract-all): processes here, or Ray tasks on a cluster of any size
+PARALLEL = Number(int, min=1, max=100_000, why="processes here or Ray tasks on a cluster")
 
 seed_option = click.option(
     "--seed", type=SEED, default=DEFAULT_SEED, show_default=True,

@@ -14,7 +14,7 @@ lines people read on stderr, ``warning`` for what they should know even with
 ``--quiet``, ``debug`` for ``-v``). :func:`configure_logging` points the loggers of
 agree's packages at stderr with the plain message (no level or time prefix: the
 lines read as they always did). Progress goes through the same loggers
-(:func:`formats.progress.progress`: a bar on a terminal, a line every few seconds in a
+(:func:`treebanks.progress.progress`: a bar on a terminal, a line every few seconds in a
 file), so ``--quiet`` silences bars and lines together and no ``quiet`` flag is
 threaded through the library.
 """

@@ -58,7 +58,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from tqdm import tqdm
 
 from formats.errors import AgreeError
 from formats.items import Item
@@ -68,6 +67,7 @@ from treebanks.errors import literal
 from nonce.pool import CONTENT_POS, CandidatePool, Pair, PoolOptions
 from nonce.vowels import vowel_rule_on
 from treebanks.paradigms import ParadigmTable
+from treebanks.progress import track
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +194,7 @@ def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceCon
     out: list[Item] = []
     c = _Counts()
     contrasts: dict[tuple[str, str], CandidatePool] = {}
-    for item in tqdm(originals, desc="nonce", unit="item", disable=not log.isEnabledFor(logging.INFO)):
+    for item in track(log, originals, desc="nonce", unit="item"):
         out.append(item)
         t = item.target_index
         c.targets[item.pos[t]] += 1

@@ -44,6 +44,8 @@ def base(tmp_path_factory) -> Path:
     """Shared inputs, made once; every row checks they are unchanged afterwards."""
     root = tmp_path_factory.mktemp("inputs")
     toy_treebank(root / "tb")
+    (root / "ud" / "en_toy").mkdir(parents=True)            # a folder of treebanks, named as UD names them
+    shutil.copyfile(root / "tb" / "toy.conllu", root / "ud" / "en_toy" / "en_toy-ud-test.conllu")
     make_extract_dir(root / "ext")
     (root / "items").mkdir()
     write_items(root / "items" / "items.tsv", EN)
@@ -88,6 +90,7 @@ class Workspace:
         self.base, self.tmp = base, tmp
         self.tb = base / "tb" / "toy.conllu"
         self.tb_dir = base / "tb"
+        self.ud = base / "ud"
         self.ext = base / "ext"
         self.items = base / "items"
         self.corpus = base / "corpus"
@@ -163,6 +166,18 @@ def truncated_items(w):
     lines = path.read_text().splitlines(True)
     lines[2] = "\t".join(lines[2].split("\t")[:7]) + "\n"      # row 2 cut after 7 columns
     path.write_text("".join(lines))
+
+
+def paradigm_row(edit):
+    """bad_dir: an extract directory whose paradigms.tsv has its second row's fields
+    (form, lemma, upos, feats, count) changed by ``edit(fields) -> fields``."""
+    def setup(w):
+        make_extract_dir(w.bad_dir)
+        path = w.bad_dir / "paradigms.tsv"
+        lines = path.read_text().splitlines(True)
+        lines[2] = "\t".join(edit(lines[2].rstrip("\n").split("\t"))) + "\n"
+        path.write_text("".join(lines))
+    return setup
 
 
 def header_only(w):
@@ -338,6 +353,7 @@ def R(command, fragment, args, code=1, setup=None, id=None):
 #: the inputs each command is run on when a row is about --out alone
 PLAIN = {
     "extract": "{tb_dir}",
+    "extract-all": "{ud}",
     "nonce": "{ext}",
     "corpus": "{text} --lang en",
     "train-lm": "{corpus} --arch unigram",
@@ -349,7 +365,7 @@ PLAIN = {
     "analyze": "{scored} --no-mixed --n-boot 20",
 }
 #: an input directory of each command (for --out is / inside / containing an input)
-INPUT_DIR = {"extract": "tb_dir", "nonce": "ext", "corpus": None, "train-lm": "corpus",
+INPUT_DIR = {"extract": "tb_dir", "extract-all": "ud", "nonce": "ext", "corpus": None, "train-lm": "corpus",
              "score": "items", "perturb": "items", "export": "items", "swap-targets": "ext",
              "analyze": "scored"}
 
@@ -446,6 +462,15 @@ NONCE = [
       setup=items_file(b"item_id\tvariant\n\xff\xfe\n"), id="nonce-undecodable-items"),
     R("nonce", "from another version (missing columns", "{bad_dir} --out {out}",
       setup=items_file("item_id\tvariant\ttokens\n"), id="nonce-items-other-version"),
+    R("nonce", "paradigms.tsv:3: expected form, lemma, upos, feats, count", "{bad_dir} --out {out}",
+      setup=paradigm_row(lambda f: f[:4]), id="nonce-paradigms-short-row"),
+    R("nonce", "paradigms.tsv:3: empty form (a row is form, lemma, upos, feats, count, with feats _ when "
+      "there are none)", "{bad_dir} --out {out}", setup=paradigm_row(lambda f: ["", *f[1:]]),
+      id="nonce-paradigms-empty-form"),
+    R("nonce", "paradigms.tsv:3: empty lemma and upos (", "{bad_dir} --out {out}",
+      setup=paradigm_row(lambda f: [f[0], "", " ", *f[3:]]), id="nonce-paradigms-empty-fields"),
+    R("nonce", "paradigms.tsv:3: count 0: a row is an analysis the treebank has, seen at least once",
+      "{bad_dir} --out {out}", setup=paradigm_row(lambda f: [*f[:4], "0"]), id="nonce-paradigms-count-0"),
     R("nonce", "Invalid value for '--n'", "{ext} --n -1 --out {out}", 2, id="nonce-n-negative"),
     R("nonce", "Invalid value for '--ambiguity'", "{ext} --ambiguity 2 --out {out}", 2,
       id="nonce-ambiguity-2"),

@@ -67,6 +67,16 @@ BASIC = [sleeps("il", "gatto", "nero", "Masc", "Sing", "dorme"),
           ("dormite", "dormire", "VERB", "Mood=Ind|Number=Plur|Person=2|Tense=Pres|VerbForm=Fin", 0, "root")]]
 
 
+#: the BASIC shapes with other lemmas (cane, cagna, bianco, correre): nonce candidates and target pairs
+MORE = [[(f, {"cane": "cane", "cani": "cane", "cagna": "cagna", "cagne": "cagna"}.get(f, lem) if u == "NOUN"
+          else ("bianco" if u == "ADJ" else ("correre" if u == "VERB" else lem)), u, ft, h, d)
+         for f, lem, u, ft, h, d in s]
+        for s in [sleeps("il", "cane", "bianco", "Masc", "Sing", "corre"),
+                  sleeps("i", "cani", "bianchi", "Masc", "Plur", "corrono"),
+                  sleeps("la", "cagna", "bianca", "Fem", "Sing", "corre"),
+                  sleeps("le", "cagne", "bianche", "Fem", "Plur", "corrono")]]
+
+
 def write(path, sentences, start=1, gz=False):
     text = "\n".join(conllu(f"s{k}", rows) for k, rows in enumerate(sentences, start=start))
     if gz:
@@ -158,12 +168,7 @@ class TestRelations:
         assert r.relation_counts[("subj-verb", "Number")]["excluded_value"] == 1
 
     def test_nonce_keeps_the_contrasted_feature(self, tmp_path):
-        more = [sleeps("il", "cane", "bianco", "Masc", "Sing", "corre"), sleeps("i", "cani", "bianchi", "Masc", "Plur", "corrono"),
-                sleeps("la", "cagna", "bianca", "Fem", "Sing", "corre"), sleeps("le", "cagne", "bianche", "Fem", "Plur", "corrono")]
-        more = [[(f, {"cane": "cane", "cani": "cane", "cagna": "cagna", "cagne": "cagna"}.get(f, lem) if u == "NOUN"
-                  else ("bianco" if u == "ADJ" else ("correre" if u == "VERB" else lem)), u, ft, h, d)
-                 for f, lem, u, ft, h, d in s] for s in more]
-        r = relation_items(tmp_path, BASIC + more + BASIC + more)
+        r = relation_items(tmp_path, BASIC + MORE + BASIC + MORE)
         nonce = make_nonce(r.items, r.paradigms, NonceConfig(n=3, min_count=1), random.Random(1))
         gender = [it for it in nonce.items if it.variant and it.feature == "Gender" and it.relation == "adj-noun"]
         assert gender and all(it.wrong_source == "paradigms" for it in gender)

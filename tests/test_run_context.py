@@ -11,8 +11,8 @@ import pytest
 
 from conftest import raises_as_cli, run_agree
 from formats.errors import AgreeError
-from formats import progress as progress_module
-from formats.progress import progress
+from treebanks import progress as progress_module
+from treebanks.progress import progress
 from formats.run import RunContext, configure_logging
 
 TEXT = "".join(f"the dog{i} runs .\nthe cats{i} run .\n" for i in range(5))

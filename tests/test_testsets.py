@@ -275,6 +275,17 @@ class TestPairFamilies:
             "np_agreement_number:7", "np_agreement_number", "ru", "стал")
         assert it.tokens[:3] == ("Серый", "Брат", "стал,") and it.extra["target_ok"]
 
+    def test_skipped_pairs_are_counted_by_their_reason(self, tmp_path):
+        """An identical pair and a pair with an empty sentence are skipped, each counted
+        under its own reason in the test set's notes (summary.md, the manifest)."""
+        path = tmp_path / "np_agreement_number.csv"
+        path.write_text("id,source_sentence,target_sentence,source_word,target_word,level,phenomenon,PID\n"
+                        "1,a b,a c,b,c,S,x,p\n2,a b,a b,b,b,S,x,p\n3,a b,,b,,S,x,p\n")
+        testset = load_testset(path)
+        assert [it.item_id for it in testset.items] == ["p:1"]
+        assert testset.notes == (f"{path}: 1 pair(s) skipped: the two sentences are identical",
+                                 f"{path}: 1 pair(s) skipped: a sentence is empty")
+
     def test_a_csv_missing_a_column(self, tmp_path):
         path = tmp_path / "x.csv"
         path.write_text("id,source_sentence,PID\n1,a b,p\n")

@@ -107,26 +107,80 @@ def test_resume_without_checkpoint(corpus, tmp_path):
                        "(run without --resume to start training)\n"
 
 
+def interrupted(args, ready, seconds=60) -> tuple[int, str]:
+    """``agree ARGS`` as a real process, sent SIGINT as soon as ``ready()`` is true;
+    its exit code and stderr."""
+    proc = subprocess.Popen([sys.executable, "-m", "agreement.cli", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            cwd=ROOT, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + seconds
+        while not ready():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=seconds)
+    finally:
+        proc.kill()
+    return proc.returncode, stderr
+
+
+@pytest.mark.parametrize("signum, code, said", [(signal.SIGINT, 130, "Interrupted"),
+                                                 (signal.SIGTERM, 143, "Terminated")])
+def test_a_signal_before_the_first_step_saves_a_checkpoint(corpus, tmp_path, monkeypatch, signum, code, said):
+    """Ctrl-C (or SIGTERM) while the run is still setting up (here: as its vocabulary is
+    built) saves a checkpoint of step 0 once the model is built, says so, and --resume
+    from it ends with the weights of an uninterrupted run."""
+    import lm.neural.train as neural_train
+
+    build = neural_train.build_vocabulary
+
+    def build_then_signal(*args, **kwargs):
+        build(*args, **kwargs)
+        os.kill(os.getpid(), signum)
+
+    monkeypatch.setattr(neural_train, "build_vocabulary", build_then_signal)
+    out, partial = tmp_path / "m", tmp_path / "m.partial"
+    args = [corpus, "--arch", "lstm", *TINY, "--max-steps", "5", "--out", out]
+    r = run(*args)
+    assert (r.exit_code, r.output) == (code, f"{said}: training interrupted before its first step; checkpoint "
+                                             f"saved in {partial}. Continue with the same command and --resume\n")
+    assert not out.exists()
+    assert torch.load(partial / "checkpoint.pt", weights_only=True)["progress"]["step"] == 0
+
+    monkeypatch.setattr(neural_train, "build_vocabulary", build)
+    assert run(*args, "--resume").exit_code == 0
+    assert run(*args[:-1], tmp_path / "whole").exit_code == 0
+    resumed = torch.load(out / "model.pt", weights_only=True)["state_dict"]
+    whole = torch.load(tmp_path / "whole" / "model.pt", weights_only=True)["state_dict"]
+    assert resumed.keys() == whole.keys() and all(torch.equal(resumed[k], whole[k]) for k in whole)
+
+
+def test_ctrl_c_as_soon_as_the_run_holds_its_output_is_resumable(corpus, tmp_path):
+    """A real process, Ctrl-C as soon as it has claimed --out (torch loaded, nothing
+    trained yet on most machines): a checkpoint, said so, exit 130, and --resume ends."""
+    out, partial = tmp_path / "m", tmp_path / "m.partial"
+    code, stderr = interrupted(["train-lm", corpus, "--arch", "lstm", *TINY, "--epochs", "1000", "--out", out],
+                               (tmp_path / ".m.lock").exists, seconds=120)
+    assert code == 130, stderr
+    assert stderr.startswith("Interrupted: training interrupted ") and "Traceback" not in stderr
+    assert f"checkpoint saved in {partial}. Continue with the same command and --resume" in stderr
+    step = torch.load(partial / "checkpoint.pt", weights_only=True)["progress"]["step"]
+    r = run(corpus, "--arch", "lstm", *TINY, "--epochs", "1000", "--max-steps", step + 3, "--resume", "--out", out)
+    assert r.exit_code == 0, r.output
+    assert json.loads((out / "manifest.json").read_text())["metrics"]["steps"] == step + 3
+
+
 def test_ctrl_c_saves_a_checkpoint_and_resume_continues(corpus, tmp_path):
     """A real SIGINT to a real `agree train-lm` process: exit 130, a message saying how to
     resume, no traceback; --resume then continues from the saved step to the end."""
     out = tmp_path / "m"
     partial = tmp_path / "m.partial"
-    args = [sys.executable, "-m", "agreement.cli", "train-lm", str(corpus), "--arch", "lstm",
-            *TINY, "--epochs", "1000", "--checkpoint-minutes", "0.001", "--out", str(out)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, cwd=ROOT)
-    try:
-        deadline = time.monotonic() + 60
-        while not (partial / "checkpoint.pt").is_file():   # the loop (and its handler) is running
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.1)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, stderr
+    args = ["train-lm", corpus, "--arch", "lstm", *TINY, "--epochs", "1000", "--checkpoint-minutes", "0.001",
+            "--out", out]
+    # once a checkpoint exists, the loop (and its handler) is running
+    code, stderr = interrupted(args, (partial / "checkpoint.pt").is_file)
+    assert code == 130, stderr
     assert "Interrupted: training interrupted at epoch" in stderr
     assert f"checkpoint saved in {partial}. Continue with the same command and --resume" in stderr
     assert "Traceback" not in stderr and not out.exists()

@@ -262,3 +262,20 @@ class TestParadigms:
         path.write_text("form\tlemma\tupos\tfeats\tcount\ndog\tdog\tNOUN\tNumber=Sing\tmany\n")
         with pytest.raises(TreebankError, match=r"paradigms.tsv:2: expected form, lemma, upos, feats, count"):
             ParadigmTable.load(path)
+
+    @pytest.mark.parametrize("row, message", [
+        ("dog\tdog\tNOUN\tNumber=Sing", "expected form, lemma, upos, feats, count"),
+        ("\tdog\tNOUN\tNumber=Sing\t3", "empty form (a row is form, lemma, upos, feats, count, "
+                                         "with feats _ when there are none)"),
+        ("dog\tdog\tNOUN\t\t3", "empty feats ("),
+        ("dog\t \t\tNumber=Sing\t3", "empty lemma and upos ("),
+        ("dog\tdog\tNOUN\tNumber=Sing\t0", "count 0: a row is an analysis the treebank has, seen at least once"),
+    ])
+    def test_load_rejects_a_row_with_a_field_missing(self, tmp_path, row, message):
+        """A row with a field missing or empty is refused by line, never read as a word
+        that nonce sentences could draw (an empty form would be an empty word)."""
+        path = tmp_path / "paradigms.tsv"
+        path.write_text(f"form\tlemma\tupos\tfeats\tcount\ndogs\tdog\tNOUN\tNumber=Plur\t2\n{row}\n")
+        with pytest.raises(TreebankError) as e:
+            ParadigmTable.load(path)
+        assert str(e.value) == f"{path}:3: {message}" or str(e.value).startswith(f"{path}:3: {message}")

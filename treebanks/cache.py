@@ -25,17 +25,16 @@ import hashlib
 import logging
 import mmap
 import os
-import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 from treebanks.columns import _STRINGS, ColumnSentence, FileColumns, TreebankColumns
 from treebanks.errors import TreebankError
+from treebanks.progress import progress
 from treebanks.reader import SUFFIXES, _read_rows
 
 log = logging.getLogger(__name__)
@@ -205,9 +204,7 @@ def _parse_files(files: Sequence[Path], workers: int | None) -> list[FileColumns
     target = max(MIN_PIECE, sum(sizes) // (2 * n)) if n > 1 else max(sizes) + 1
     jobs = [(k, (str(f), piece)) for k, (f, size) in enumerate(zip(files, sizes))
             for piece in _pieces(f, size, target)]
-    bar = None
-    if log.isEnabledFor(logging.INFO):   # the bar goes with the info lines (--quiet silences both)
-        bar = tqdm(total=len(jobs), unit=" part", desc="parsing", file=sys.stderr, mininterval=0.5)
+    bar = progress(log, total=len(jobs), unit=" part", desc="parsing")   # silenced with the info lines
     parts: list[list[FileColumns]] = [[] for _ in files]
     try:
         if min(n, len(jobs)) > 1:
@@ -219,7 +216,7 @@ def _parse_files(files: Sequence[Path], workers: int | None) -> list[FileColumns
                 try:
                     for j, (k, _job) in enumerate(jobs):
                         parts[k].append(FileColumns.decode(futures[j].result(), str(files[k])))
-                        bar is not None and bar.update()
+                        bar.update()
                 except BaseException:
                     for f in futures.values():  # an error (or ^C): do not start the others
                         f.cancel()
@@ -227,10 +224,9 @@ def _parse_files(files: Sequence[Path], workers: int | None) -> list[FileColumns
         else:
             for k, job in jobs:
                 parts[k].append(FileColumns.decode(_parse(job), str(files[k])))
-                bar is not None and bar.update()
+                bar.update()
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     return [p[0] if len(p) == 1 else _join(p, str(f)) for p, f in zip(parts, files)]
 
 

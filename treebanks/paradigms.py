@@ -263,8 +263,7 @@ class ParadigmTable:
                 raise TreebankError(f"{path}:1: not a paradigm table (expected header {' '.join(_HEADER)})")
             for lineno, line in enumerate(fh, start=2):
                 cols = line.rstrip("\r\n").split("\t")
-                if len(cols) != 5 or not cols[4].isdigit():
-                    raise TreebankError(f"{path}:{lineno}: expected form, lemma, upos, feats, count")
+                _check_row(cols, path, lineno)
                 try:
                     feats = canonical_feats(cols[3])
                 except ValueError as e:
@@ -274,6 +273,21 @@ class ParadigmTable:
 
     def __len__(self) -> int:
         return len(self.counts)
+
+
+def _check_row(cols: list[str], path: Path, lineno: int) -> None:
+    """A paradigms.tsv row as :meth:`ParadigmTable.save` writes it: five fields, none
+    empty (an empty form would become an empty word in a nonce sentence), the count a
+    whole number of tokens, at least 1 (the row says the treebank has that analysis)."""
+    if len(cols) != len(_HEADER) or not cols[4].isdigit():
+        raise TreebankError(f"{path}:{lineno}: expected form, lemma, upos, feats, count")
+    empty = [name for name, col in zip(_HEADER, cols) if not col.strip()]
+    if empty:
+        raise TreebankError(f"{path}:{lineno}: empty {' and '.join(empty)} (a row is form, lemma, upos, "
+                            "feats, count, with feats _ when there are none)")
+    if int(cols[4]) < 1:
+        raise TreebankError(f"{path}:{lineno}: count 0: a row is an analysis the treebank has, "
+                            "seen at least once")
 
 
 #: features that may come and go with another agreement value (Russian plural past

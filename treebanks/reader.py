@@ -47,16 +47,15 @@ import io
 import logging
 import operator
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
 
 import conllu
-from tqdm import tqdm
 from conllu.exceptions import ParseException
 
 from treebanks.conllu_lines import COLUMNS, FIELD_PARSERS, LineTracker
+from treebanks.progress import track
 from treebanks.errors import TreebankError
 from treebanks.features import canonical_feats
 
@@ -110,18 +109,7 @@ def read_treebanks(paths: Iterable[str | os.PathLike]) -> Iterator[Sentence]:
     Raises TreebankError for a missing, empty, non-UTF-8 or malformed file. A progress
     bar on stderr while logging shows info lines (``agree`` without ``--quiet``)."""
     files = expand_paths(paths)
-    bar = None
-    if log.isEnabledFor(logging.INFO):
-        bar = tqdm(unit=" sent", file=sys.stderr, desc="reading", mininterval=0.5)
-    try:
-        for path in files:
-            for sentence in _read_file(path):
-                yield sentence
-                if bar is not None:
-                    bar.update()
-    finally:
-        if bar is not None:
-            bar.close()
+    yield from track(log, (s for path in files for s in _read_file(path)), desc="reading", unit=" sent")
 
 
 def expand_paths(paths: Iterable[str | os.PathLike]) -> list[Path]:

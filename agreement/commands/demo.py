@@ -13,7 +13,7 @@ SCALES = ("tiny", "default")
 @seed_option
 @click.option("--scale", "size", type=click.Choice(SCALES), default="default", show_default=True,
               help="default: 2,000 treebank sentences, 300k corpus tokens, 9 nonce variants, a "
-                   "2-epoch LSTM (about a minute on 2 CPU cores); tiny: a 10-second smoke run. "
+                   "4-epoch LSTM (under two minutes on 2 CPU cores); tiny: a half-minute smoke run. "
                    "(Not train-lm's --size, which picks a model preset.)")
 @click.option("--size", "old_size", type=click.Choice(SCALES), hidden=True,
               help="The former name of --scale.")

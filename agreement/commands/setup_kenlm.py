@@ -6,7 +6,7 @@ import logging
 import click
 
 from agreement.options import CPUS, pass_run, quiet_option
-from formats.progress import progress as progress_bar
+from treebanks.progress import progress as progress_bar
 from lm.kenlm.build import build_kenlm
 
 log = logging.getLogger(__name__)

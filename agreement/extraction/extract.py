@@ -77,8 +77,7 @@ def extract_items(paths: Iterable[str | os.PathLike], config: ExtractConfig = Ex
     relations (:mod:`agreement.extraction.relations`), with wrong forms pooled over
     ``paths``, the extra treebanks ``paradigms`` and the UniMorph file ``lexicon``.
     A run without items says why in ``reason`` (one line)."""
-    config = dataclasses.replace(config, features=parse_features(config.features))
-    _check_config(config)
+    config = check_config(config)
     if config.mode == "constructions" and (paradigms or lexicon is not None):
         raise AgreeError("pooled paradigms ({paradigms}) and a lexicon ({lexicon}) are for relation "
                          "mining ({mode} relations)", fields=True)
@@ -130,6 +129,14 @@ def _extract(files: list[Path], config: ExtractConfig, keys: list[Key]) -> Extra
     return ExtractResult(items, tuple(constructions), tuple(kept), {k: len(v) for k, v in per_key.items()},
                          table, filters, miner.sentences, miner.tokens, tuple(files), tuple(explanations),
                          reading)
+
+
+def check_config(config: ExtractConfig) -> ExtractConfig:
+    """``config`` with its features in canonical order, checked: an :class:`AgreeError`
+    for options that contradict each other (before any treebank is read)."""
+    config = dataclasses.replace(config, features=parse_features(config.features))
+    _check_config(config)
+    return config
 
 
 def _check_config(c: ExtractConfig) -> None:
@@ -315,5 +322,5 @@ def summary_table(result: ExtractResult) -> str:
                                enumerate(zip(r, widths))).rstrip() for r in rows)
 
 
-__all__ = ["ExtractConfig", "ExtractResult", "extract_items", "parse_features", "parse_values", "parse_relations",
-           "write_constructions", "summary_table", "file_stem"]
+__all__ = ["ExtractConfig", "ExtractResult", "extract_items", "check_config", "parse_features", "parse_values",
+           "parse_relations", "write_constructions", "summary_table", "file_stem"]

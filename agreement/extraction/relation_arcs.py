@@ -124,7 +124,6 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
     gh = np.where(tb.heads >= 0, base + tb.heads, -1)
     dep_names, dep = tb.deprels()
     fe = _Feats(tb.feats_names)
-    upos = tb.upos
     u = {name: tb.upos_names.index(name) if name in tb.upos_names else -1
          for name in ("VERB", "AUX", "ADJ", "NOUN", "DET")}
     f = tb.feats

@@ -43,7 +43,7 @@ from agreement.scoring.score_checks import check_finite, counted_skips
 from agreement.scoring.span import span_logprobs, target_span
 from agreement.scoring.syntaxgym import PredictionOutcome, evaluate_suites
 from formats.detok import space_after as rule_spacing
-from formats.progress import progress
+from treebanks.progress import progress
 from formats.items import Item
 from formats.testsets import TestSet
 from formats.testsets.papertab import freq_baseline, scores_from_column

@@ -21,7 +21,7 @@ from agreement.scoring.score import ModelScores, item_methods
 from agreement.scoring.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
                               items_digest, model_job, shard_tasks, testset_checksums, vocab_key)
 from formats.items import Item
-from formats.progress import progress
+from treebanks.progress import progress
 from formats.scored import ScoredTable, empty
 from lm.base import space_after_of
 from lm.errors import FieldError

@@ -24,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from formats.progress import progress
+from treebanks.progress import progress
 from formats.testsets.blimp import split_words
 from formats.testsets.sgformula import evaluate
 

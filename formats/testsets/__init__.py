@@ -3,6 +3,7 @@ registry (:mod:`formats.testsets.registry`); one module per format:
 
 ``rublimp`` ...     the BLiMP family and RuBLiMP through declared field mappings
                     (rublimp, zhoblimp, sling, blimp-nl, jblimp, turblimp, climp; :mod:`.pairs`)
+``release``         an ``agree extract-all`` release, a language of it, or its pairs files (:mod:`.release`)
 ``blimp``           BLiMP ``.jsonl`` paradigms (:mod:`.blimp`)
 ``multiblimp``      MultiBLiMP ``.tsv`` files (:mod:`.multiblimp`)
 ``items``           our ``items.tsv`` or a directory holding one (:mod:`.items`)
@@ -27,8 +28,8 @@ from formats.testsets.sniff import describe, main_suffix
 from formats.testsets.registry import (TestSet, TestSetFormat, default_files, get_format, no_cyclic_gc,
                                        registered)
 # the format modules register themselves; their import order is the detection order
-from formats.testsets import (pairs, blimp, multiblimp, items, papertab, colorlessgreen,  # noqa: F401,E402
-                              clams, syneval, syntaxgym)
+from formats.testsets import (pairs, blimp, release, multiblimp, items, papertab,  # noqa: F401,E402
+                              colorlessgreen, clams, syneval, syntaxgym)
 
 #: the values of ``agree score --format`` (``auto``: detect)
 FORMATS = ("auto", *(f.name for f in registered()))

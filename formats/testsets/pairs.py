@@ -186,7 +186,7 @@ def read_pairs(paths, m: PairFields, skips: PairSkips | None = None) -> Iterator
                      "pair_id": pid, **{k: str(row[k]) for k in m.carry if row.get(k) not in (None, "")}}
             item = pair_item(f"{paradigm}:{pid}", paradigm, good, bad, extra=extra)
             if item is None:
-                skips.identical += 1
+                skips.count(good, bad)     # identical, or a sentence empty: said apart
             else:
                 yield item
 

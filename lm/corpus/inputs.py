@@ -14,7 +14,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from formats.progress import progress
+from treebanks.progress import progress
 from formats.sniff import own_format
 from lm.errors import LMError
 from lm.corpus.tokenize import get_tokenizer

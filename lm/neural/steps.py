@@ -1,21 +1,15 @@
 """The step-level pieces of neural training (:mod:`lm.neural.train` runs them): the
-objective DistributedDataParallel wraps, one optimizer step, the validation pass, and
-the SIGINT/SIGTERM flag that turns Ctrl-C into "finish the batch, checkpoint, stop"."""
+objective DistributedDataParallel wraps, one optimizer step and the validation pass
+(the SIGINT/SIGTERM flag that turns Ctrl-C into "finish the batch, checkpoint, stop" is
+torch-free: :mod:`lm.training.interrupt`)."""
 from __future__ import annotations
-
-import logging
-import signal
-import threading
 
 import torch
 from torch import nn
 
 from lm.training.distributed import DistInfo, agree
-from lm.errors import interrupt_for
 from lm.neural.data import windows
 from lm.neural.softmax_loss import linear_cross_entropy, token_nll
-
-log = logging.getLogger(__name__)
 
 
 class Objective(nn.Module):
@@ -31,36 +25,6 @@ class Objective(nn.Module):
         loss = linear_cross_entropy(h.reshape(-1, h.shape[-1]), dec.weight, dec.bias,
                                     y.reshape(-1))
         return loss, state
-
-
-class StopFlag:
-    """SIGINT/SIGTERM -> finish the batch, checkpoint, stop; a second signal stops at once."""
-
-    def __init__(self, announce: bool = True):
-        self.set, self.announce, self._old = False, announce, {}
-        self.signum = signal.SIGINT      # the signal that set the flag (SIGTERM exits 143)
-
-    def _handle(self, signum, frame):
-        if self.set:
-            raise interrupt_for(signum)
-        self.set, self.signum = True, signum
-        if self.announce:   # one process says it (logging decides whether it is shown)
-            log.info("\nstopping after this batch and saving a checkpoint "
-                     "(press Ctrl-C again to stop at once, without one)")
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            for s in (signal.SIGINT, signal.SIGTERM):
-                self._old[s] = signal.signal(s, self._handle)
-        return self
-
-    def __exit__(self, exc_type, *exc):
-        for s, h in self._old.items():
-            signal.signal(s, h)
-        if self.set and exc_type is None:
-            # the signal came after the last step, when nothing was left to stop: the
-            # caller (a next pipeline step, agree demo's) must still see the interrupt
-            raise interrupt_for(self.signum)
 
 
 def _detach(state):

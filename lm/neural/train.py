@@ -12,7 +12,8 @@ windows without a state, with Adam by default.
 Where it writes: into ``out_dir`` (the caller's ``<out>.partial``), which also
 holds ``checkpoint.pt``: every ``checkpoint_minutes``, at the end of each epoch,
 and on SIGINT/SIGTERM (the loop finishes the current batch, saves, and raises
-:class:`lm.errors.TrainingInterrupted`). ``resume=True`` loads it and continues
+:class:`lm.errors.TrainingInterrupted`; a signal during the set-up saves step 0 once
+the model is built: :mod:`lm.training.interrupt`). ``resume=True`` loads it and continues
 with the same batch, learning rate, carried state and RNG states, so an
 interrupted and resumed run ends with the weights of an uninterrupted one.
 
@@ -32,6 +33,7 @@ with 2 threads, 8 s with 1).
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -43,8 +45,8 @@ from typing import Callable
 import torch
 from torch import nn
 
-from formats.progress import progress
 from formats.resources import human_count
+from treebanks.progress import progress
 from lm.neural.budget import check_training_memory, device_memory
 from lm.neural.checkpoint import Progress, check_finite, load_checkpoint, save_model, write_config, write_log
 from lm.corpus.prepare import Corpus
@@ -57,10 +59,9 @@ from lm.neural.presets import TrainOptions, neural_configs
 from lm.training.trainers import TrainRun
 from lm.neural.snapshots import restore_series
 from lm.neural.persist import Persistence
-from lm.neural.steps import Objective, StopFlag, evaluate, train_step
+from lm.neural.steps import Objective, evaluate, train_step
+from lm.training.interrupt import StopFlag
 from lm.training.snapshots import Schedule
-
-log = logging.getLogger(__name__)
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +75,12 @@ def train_model(corpus: Corpus, out_dir: Path, settings: dict, run: TrainRun) ->
     """The registered trainer of ``lstm`` and ``transformer`` (see :mod:`lm.training.trainers`)."""
     config, options = neural_configs(run.arch, settings, run.seed)
     return train_neural(corpus, out_dir, config, options, lang=run.lang, resume=run.resume,
-                        on_step=run.on_step, on_snapshot=run.on_snapshot)
+                        on_step=run.on_step, on_snapshot=run.on_snapshot, stop=run.stop)
 
 
 def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: TrainOptions, *,
-                 lang: str = "", resume: bool = False, on_step=None, on_snapshot=None) -> dict:
+                 lang: str = "", resume: bool = False, on_step=None, on_snapshot=None,
+                 stop: StopFlag | None = None) -> dict:
     """Train ``config``'s model on ``corpus`` into ``out_dir`` and return its metrics.
 
     ``config.vocab_size`` is replaced by the size of the vocabulary built here.
@@ -86,7 +88,10 @@ def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: Train
     checkpoint.pt, train_log.tsv, snapshots/ (with ``options.snapshot_every`` or
     ``snapshot_tokens``; ``on_snapshot(directory, metrics)`` adds to each before its
     rename) and, at the end, config.json. ``on_step(step)`` is called after every
-    optimizer step (tests use it to interrupt).
+    optimizer step (tests use it to interrupt). ``stop``: the SIGINT/SIGTERM flag the
+    caller holds (:func:`lm.training.train.train_lm` raises it before torch is loaded);
+    None: one is raised here, before the set-up. A signal during the set-up saves a
+    checkpoint of step 0 once the model is built (resumable like any other).
     Returns ``{"valid_ppl", "valid_tokens", "train_tokens", "steps", "tokens_seen",
     "epochs", "seconds", "tokens_per_s", "parameters", "device", "world_size"}`` (and
     ``"snapshots"``, how many were made, when they were asked for).
@@ -102,11 +107,13 @@ def train_neural(corpus: Corpus, out_dir: Path, config: LMConfig, options: Train
     else:
         torch.backends.cuda.matmul.allow_tf32 = True   # TF32 matmuls: the usual GPU trade
         torch.backends.cudnn.allow_tf32 = True
+    flag = stop if stop is not None else StopFlag(announce=info.rank == 0)
     try:
-        with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else []):
+        with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else []), \
+                (contextlib.nullcontext() if stop is not None else flag):
             training = _Training.set_up(corpus, out_dir, config, options, resume, device, info,
                                         on_step=on_step, on_snapshot=on_snapshot)
-            return training.run(lang)
+            return training.run(lang, flag)
     finally:
         torch.set_num_threads(old_threads)
 
@@ -218,22 +225,24 @@ class _Training(Persistence):
         for group in self.opt.param_groups:
             group["lr"] = lr
 
-    def run(self, lang: str) -> dict:
-        """Epochs until ``epochs`` or ``max_steps``; then the metrics (and config.json)."""
+    def run(self, lang: str, stop: StopFlag) -> dict:
+        """Epochs until ``epochs`` or ``max_steps``; then the metrics (and config.json).
+        A signal that came during the set-up stops it before its first step, with a
+        checkpoint of where it starts."""
         p, options = self.progress, self.options
         self.lang = lang
         self.started = time.monotonic() - p.elapsed
         self.objective.train()
+        self.stop_or_checkpoint(stop, scheduled=False)
+        stop.training = True
         self.announce()
-        with StopFlag(announce=self.rank0) as stop:
-            while p.epoch < options.epochs and (self.max_steps is None
-                                                or p.step < self.max_steps):
-                if not self.epoch(stop):
-                    break                                   # max_steps reached mid-epoch
-                if not self.validate(p.epoch + 1):
-                    self.set_lr(p.lr / options.lr_decay)    # no better than before: anneal
-                p.epoch, p.batch, self.state = p.epoch + 1, 0, None
-                self.checkpoint()
+        while p.epoch < options.epochs and (self.max_steps is None or p.step < self.max_steps):
+            if not self.epoch(stop):
+                break                                   # max_steps reached mid-epoch
+            if not self.validate(p.epoch + 1):
+                self.set_lr(p.lr / options.lr_decay)    # no better than before: anneal
+            p.epoch, p.batch, self.state = p.epoch + 1, 0, None
+            self.checkpoint()
         if p.batch > 0 or p.best is None:
             self.validate(p.epoch + 1)                      # the partial last epoch
         metrics = self.metrics()
@@ -253,7 +262,7 @@ class _Training(Persistence):
                  + (f", at most {human_count(self.max_steps)} steps" if self.max_steps is not None else "")
                  + f"), {human_count(planned * o.batch_size * self.info.world * self.bptt)} tokens")
 
-    def epoch(self, stop: "StopFlag") -> bool:
+    def epoch(self, stop: StopFlag) -> bool:
         """The batches left of the current epoch; False when max_steps ends it early."""
         p = self.progress
         if p.batch == 0:
@@ -312,23 +321,24 @@ class _Training(Persistence):
         self.pending.zero_()
         check_finite(self.progress.loss_sum, self.progress.step, self.out_dir)
 
-    def stop_or_checkpoint(self, stop: "StopFlag") -> None:
+    def stop_or_checkpoint(self, stop: StopFlag, scheduled: bool = True) -> None:
         """Stop and checkpoint decisions: every step alone; every SYNC_EVERY steps (the
-        same steps on every process) when distributed."""
+        same steps on every process) when distributed. ``scheduled`` False: only a
+        signal's (before the first step of this process)."""
         p, options = self.progress, self.options
         if self.info.world > 1 and p.step % SYNC_EVERY:
             return
-        due = (options.checkpoint_minutes > 0 and self.rank0
+        due = (scheduled and options.checkpoint_minutes > 0 and self.rank0
                and time.monotonic() - self.last_ckpt >= 60 * options.checkpoint_minutes)
         stop_now, due = agree([float(stop.set), float(due)], self.device, self.info)
         if stop_now or due:
             self.flush()
             self.checkpoint()
         if stop_now:
+            where = f"at epoch {p.epoch + 1}, step {p.step}" if p.step else "before its first step"
             raise TrainingInterrupted(
-                f"training interrupted at epoch {p.epoch + 1}, step {p.step}; checkpoint "
-                f"saved in {literal(self.out_dir)}. Continue with the same command and "
-                f"{{resume}}", signum=stop.signum)
+                f"training interrupted {where}; checkpoint saved in {literal(self.out_dir)}. "
+                f"Continue with the same command and {{resume}}", signum=stop.signum)
 
     def validate(self, epoch_label) -> bool:
         """Validation loss, a train_log.tsv row, model.pt when better; True when better."""

@@ -28,6 +28,7 @@ from formats.files import claim_output, commit_dir
 from formats.vocab import read_vocab
 from lm.corpus.prepare import is_corpus_dir, load_corpus, prepare_corpus
 from lm.errors import FieldError, LMError, TrainingInterrupted, literal
+from lm.training.interrupt import StopFlag
 from lm.training.trainers import CHECKPOINT_FILE, DEFAULT_SIZE, Trainer, TrainRun, get_trainer
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,8 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
     --out policy of :mod:`formats.files` (an existing one is replaced only when it is empty
     or an output of ``agree train-lm``, or with ``force``; ``.OUT.lock`` guards OUT and
     OUT.partial against a second run). Raises :class:`LMError`
-    (:class:`TrainingInterrupted` on SIGINT, the checkpoint kept).
+    (:class:`TrainingInterrupted` on SIGINT or SIGTERM, the checkpoint kept: for a
+    checkpointed architecture, also when the signal came before its first step).
     """
     trainer = get_trainer(arch)
     snapshots = any(options.get(k) is not None for k in ("snapshot_every", "snapshot_tokens"))
@@ -83,8 +85,21 @@ def train_lm(inputs: Sequence[str | os.PathLike], out_dir: str | os.PathLike, *,
     settings = trainer.settings(size, {**options, "max_steps": max_steps, "epochs": epochs})
     if resume and not trainer.checkpointed:
         raise FieldError(f"{{arch}} {arch} does not take {{resume}}")
-    run = TrainRun(arch=arch, seed=seed, lang=lang or "", resume=resume, on_step=on_step,
-                   on_snapshot=on_snapshot)
+    # A checkpointed run saves a checkpoint on Ctrl-C from here on, even before its first
+    # step (torch takes seconds to load, a corpus and its vocabulary longer):
+    # lm.training.interrupt. Other trainers stop at once.
+    flag = StopFlag(announce=os.environ.get("RANK", "0") == "0") if trainer.checkpointed \
+        else contextlib.nullcontext()
+    with flag as stop:
+        run = TrainRun(arch=arch, seed=seed, lang=lang or "", resume=resume,
+                       on_step=on_step, on_snapshot=on_snapshot, stop=stop)
+        return _train(inputs, out_dir, trainer, settings, run, finalize, force)
+
+
+def _train(inputs, out_dir, trainer: Trainer, settings: dict, run: TrainRun, finalize,
+           force: bool) -> TrainResult:
+    """train_lm once its settings are known: checked, then trained under OUT's lock."""
+    arch, seed = run.arch, run.seed
     if trainer.check is not None:
         trainer.function("check")(arch, settings, seed)   # refused before anything is written
     if trainer.checkpointed:

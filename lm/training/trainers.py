@@ -45,13 +45,16 @@ class TrainRun:
     resume: continue from the checkpoint in the work directory; on_step: called with the step number after every optimizer step
     (checkpointed trainers; tests use it to interrupt); on_snapshot: called as
     ``f(directory, metrics)`` with each snapshot directory before it is renamed into
-    place (:mod:`lm.training.snapshots`; the CLI writes its manifest.json there)."""
+    place (:mod:`lm.training.snapshots`; the CLI writes its manifest.json there);
+    stop: the SIGINT/SIGTERM flag (:class:`lm.training.interrupt.StopFlag`) the driver
+    raised for a checkpointed trainer, which acts on it (None: the trainer's own)."""
     arch: str
     seed: int
     lang: str = ""
     resume: bool = False
     on_step: Callable[[int], None] | None = None
     on_snapshot: Callable | None = None
+    stop: object | None = None
 
 
 @dataclass(frozen=True)

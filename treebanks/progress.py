@@ -14,8 +14,11 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from typing import Iterable, Iterator, TypeVar
 
 from tqdm import tqdm
+
+T = TypeVar("T")
 
 #: seconds between two progress lines when stderr is not a terminal
 LINE_EVERY = 5.0
@@ -34,6 +37,18 @@ def progress(log: logging.Logger, *, desc: str, total: float | None = None, unit
         return tqdm(total=total, initial=initial, desc=desc, unit=unit, unit_scale=unit_scale,
                     file=sys.stderr, leave=leave, dynamic_ncols=True, mininterval=0.5)
     return ProgressLines(log, desc=desc, total=total, unit=unit, initial=initial, unit_scale=unit_scale)
+
+
+def track(log: logging.Logger, iterable: Iterable[T], *, desc: str, unit: str = "it",
+          total: float | None = None) -> Iterator[T]:
+    """``iterable``'s elements, reported by :func:`progress` as they are taken (``total``:
+    ``len(iterable)`` where it has one)."""
+    if total is None and hasattr(iterable, "__len__"):
+        total = len(iterable)
+    with progress(log, desc=desc, unit=unit, total=total) as bar:
+        for x in iterable:
+            yield x
+            bar.update()
 
 
 def _is_terminal(stream) -> bool:
@@ -75,7 +90,7 @@ class ProgressLines:
         if self.total:
             done += f" ({100 * self.n / self.total:.0f}%)"
         rate = (self.n - self.start_n) / max(now - self.started, 1e-9)
-        return f"{self.desc}: {done}, {_count(rate, self.scale) if self.scale else f'{rate:.3g}'} {self.unit}/s" + (f", {self.postfix}" if self.postfix else "")
+        return f"{self.desc}: {done}, {_count(rate, self.scale) if self.scale else _rate(rate)} {self.unit}/s" + (f", {self.postfix}" if self.postfix else "")
 
     def close(self) -> None:
         if self.said:   # a loop long enough to be reported ends with its total
@@ -88,6 +103,11 @@ class ProgressLines:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _rate(x: float) -> str:
+    """A rate as people read it: ``1,260``, ``12.5``, ``0.333`` (never ``1.26e+03``)."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def _count(x: float | None, scale: bool = False) -> str:

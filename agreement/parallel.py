@@ -1,0 +1,110 @@
+"""Running independent tasks side by side: here, in worker processes, or as Ray tasks.
+
+``agree extract-all`` mines one language per task; a task is a module-level function
+of one picklable argument that returns a small picklable record and raises nothing it
+can report itself (the caller's function catches the faults it expects and says so in
+its record). :func:`run_tasks` yields ``(task, result)`` as each finishes, in any order.
+
+* ``local`` with ``workers`` 1: a plain loop in this process (nothing pickled);
+* ``local`` with more: a process pool of ``workers`` processes on this machine;
+* ``ray``: Ray tasks of one CPU each, ``workers`` at a time, on the cluster at ``address`` (else
+  ``RAY_ADDRESS``, else a local cluster of ``workers`` CPUs started for the run and
+  stopped after it). The cluster is joined or started by the scoring executor
+  (:class:`agreement.scoring.executors.RayExecutor`: its ``start``/``close``), so the
+  checks and messages are the ones ``agree score --executor ray`` gives. A task whose
+  worker dies is retried by Ray (``max_retries``). On a cluster of other machines, the
+  paths a task reads and writes must be on a file system they share.
+
+This is the general form of what the scoring executors do for models (actors that
+load a model once and score shards): a later step could base those on it.
+"""
+from __future__ import annotations
+
+import logging
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Callable, Iterator, Sequence, TypeVar
+
+from agreement.errors import DomainError
+from agreement.scoring.executors import RayExecutor
+from lm.errors import FieldError
+
+log = logging.getLogger(__name__)
+
+#: where tasks run (``agree extract-all --executor``)
+EXECUTORS = ("local", "ray")
+#: Ray's retries of a task whose worker died
+MAX_RETRIES = 2
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def run_tasks(fn: Callable[[T], R], tasks: Sequence[T], *, executor: str = "local", workers: int = 1,
+              address: str | None = None) -> Iterator[tuple[T, R]]:
+    """``fn(task)`` for every task, ``(task, result)`` yielded as each finishes. Tasks
+    are started in the order given (put the longest first). A task's exception ends the
+    run: the tasks not started are cancelled, the running ones finish or are stopped."""
+    check_executor(executor, workers, address)
+    if executor == "ray":
+        yield from _on_ray(fn, tasks, workers, address)
+    elif workers == 1 or len(tasks) <= 1:
+        for task in tasks:
+            yield task, fn(task)
+    else:
+        yield from _in_processes(fn, tasks, min(workers, len(tasks)))
+
+
+def check_executor(executor: str, workers: int, address: str | None = None) -> None:
+    """The options of :func:`run_tasks`, checked before any work (a FieldError)."""
+    if executor not in EXECUTORS:
+        raise FieldError(f"{{executor}} {executor!r}: unknown executor (known: {', '.join(EXECUTORS)})")
+    if workers < 1:
+        raise FieldError(f"{{workers}} must be at least 1 (got {workers})")
+    if address and executor != "ray":
+        raise FieldError("{ray_address} needs {executor} ray")
+
+
+def _in_processes(fn, tasks, workers: int):
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        pending = {pool.submit(fn, task): task for task in tasks}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                task = pending.pop(future)
+                yield task, future.result()
+    finally:
+        # an error or ^C (the workers got it too): start nothing more, wait for the rest
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _on_ray(fn, tasks, workers: int, address: str | None):
+    cluster = RayExecutor(workers=workers, threads=1, address=address)
+    cluster.start()
+    ray = cluster.ray
+    queue, pending = list(tasks), {}
+    try:
+        remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(fn)
+        while queue or pending:
+            while queue and len(pending) < workers:   # a bigger cluster still runs `workers` at once
+                task = queue.pop(0)
+                pending[remote.remote(task)] = task
+            (ref,), _ = ray.wait(list(pending), num_returns=1)
+            task = pending.pop(ref)
+            yield task, _ray_value(ray, ref)
+    finally:
+        for ref in pending:              # an error or ^C: a cluster we only joined stops them too
+            ray.cancel(ref, force=True)
+        cluster.close()
+
+
+def _ray_value(ray, ref):
+    """A task's value; the domain error or OSError it raised, raised here as itself."""
+    from ray.exceptions import RayTaskError  # lazy: ray is optional
+
+    try:
+        return ray.get(ref)
+    except RayTaskError as e:
+        if isinstance(e.cause, (DomainError, OSError, KeyboardInterrupt)):
+            raise e.cause from None
+        raise
