@@ -3,14 +3,21 @@ relation x feature with their intervals, a table per language, the TSV and the p
 and the cluster bootstrap its nonce intervals use."""
 from __future__ import annotations
 
+import importlib.util
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from agreement.reporting.languages import (COLUMNS, language_figures, language_table, on_rows_of, plot_languages,
                                            write_figures)
 from agreement.reporting.stats import bootstrap_ci, cluster_bootstrap_ci
+from formats.release import read_release
 from scored_rows import row, table
 from test_score_methods import rel
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def rows(model, right: dict, lang="xx"):
@@ -72,3 +79,35 @@ def test_clusters_widen_the_interval_of_correlated_rows():
     plain_lo, plain_hi = bootstrap_ci(values, np.random.default_rng(1))
     assert hi - lo > 2 * (plain_hi - plain_lo)
     assert np.isnan(cluster_bootstrap_ci([], [], np.random.default_rng(1))[0])
+
+
+def test_score_languages_script_on_a_toy_release(tmp_path):
+    """scripts/score_languages.py over an agree extract-all output (the toy release of
+    test_extract_all): the cross-fitted unigram on every pair, a table per language with
+    relation x feature cells, the summary row and the plot."""
+    from agreement.extraction.batch import COMMAND, extract_languages
+    from formats.run import RunContext
+    from test_extract_all import ud_folder
+
+    extract_languages(RunContext(COMMAND, out=tmp_path / "rel"), ud_folder(tmp_path / "ud"), n=2, only=("it",))
+    spec = importlib.util.spec_from_file_location("score_languages", ROOT / "scripts" / "score_languages.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main([str(tmp_path / "rel"), "--out", str(tmp_path / "out"), "--no-model", "--folds", "2",
+                        "--per-cell", "1", "-q"]) == 0
+    out = tmp_path / "out"
+    summary = (out / "summary.tsv").read_text().splitlines()
+    assert summary[1].split("\t")[:2] == ["it", "Italian"]
+    pairs = sum(1 for _ in read_release(tmp_path / "rel" / "it"))
+    scored = [f for f in read_figures(out) if f[:4] == ["it", "all", "unigram", "original"]
+              or f[:4] == ["it", "all", "unigram", "nonce"]]
+    assert sum(int(f[5]) + int(f[6]) for f in scored) == pairs      # every pair, once, in one fold
+    md = (out / "languages.md").read_text()
+    assert md.startswith("### Italian (it)") and "| subj-verb Number |" in md
+    assert (out / "languages.png").read_bytes()[:4] == b"\x89PNG"
+    sample = json.loads((out / "it" / "sample" / "manifest.json").read_text())
+    assert sample["counts"]["originals"] == len(sample["counts"]["cells"])   # one per cell
+
+
+def read_figures(out) -> list[list[str]]:
+    return [line.split("\t") for line in (out / "languages.tsv").read_text().splitlines()[1:]]

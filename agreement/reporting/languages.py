@@ -63,12 +63,22 @@ def language_figures(lang: str, tables: Mapping[str, ScoredTable], rng: np.rando
     cell (``all`` first, then the constructions in sorted order)."""
     out = []
     for model, t in tables.items():
-        cond, label = t.condition, t.construction_label
+        cond, label = t.condition, cell_labels(t)
         for c in CONDITIONS:
             for cell in [ALL, *sorted(set(label[cond == c].tolist()))]:
                 mask = (cond == c) & ((label == cell) if cell != ALL else True)
                 out.append(_figure(lang, cell, model, c, t.subset(mask), rng))
     return out
+
+
+def cell_labels(t: ScoredTable) -> np.ndarray:
+    """Per row: ``relation feature`` for a relation item (a release's construction also
+    names the language, which a language's own table need not repeat), else the
+    construction with its direction."""
+    label = t.construction_label.copy()
+    rel = t.relation != ""
+    label[rel] = np.char.add(np.char.add(t.relation[rel].astype(str), " "), t.feature[rel].astype(str)).astype(object)
+    return label
 
 
 def _figure(lang: str, cell: str, model: str, condition: str, t: ScoredTable, rng) -> Figure:
