@@ -39,6 +39,7 @@ Written to ``--out``: ``languages.md`` (a table per language:
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import importlib.resources
 import json
@@ -144,11 +145,12 @@ def write_folds(run: RunContext, files: list[str], items: list[Item], folds: int
         run.write_manifest(tmp, files, {"folds": folds, "seed": run.seed}, counts=counts)
 
 
-def unigram(steps: Steps, lang: str, files: list[str], items: list[Item], folds: int) -> list[str]:
-    """The cross-fitted unigram baseline; the score directories written."""
+def unigram(steps: Steps, lang: str, files: list[str], items: Callable[[], list[Item]], folds: int) -> list[str]:
+    """The cross-fitted unigram baseline (``items``: the language's pairs, read when a
+    step needs them); the score directories written."""
     u = f"{lang}/unigram"
     steps.run(lang, "unigram folds", steps.out / u / "folds", ["unigram-folds"],
-              lambda run: write_folds(run, files, items, folds))
+              lambda run: write_folds(run, files, items(), folds))
     done = []
     for k in range(folds):
         if not (steps.out / u / "folds" / f"items-{k}" / "items.tsv").stat().st_size:
@@ -260,13 +262,14 @@ def main(argv=None) -> int:
     index = [r for r in read_index(release / INDEX_FILE) if int(r["items"] or 0)
              and (not args.lang or r["language"] in args.lang)]
     names = {r["language"]: r["name"] for r in index}
-    mined, t0 = {}, time.perf_counter()
-    for r in index:                           # the release's items, the sample
-        lang = r["language"]
-        mined[lang] = list(read_release(release / lang))
+    mined, t0 = [r["language"] for r in index], time.perf_counter()
+    # a language's pairs are read only for a step not yet done (a rerun that only reports reads none)
+    pairs = functools.lru_cache(maxsize=1)(lambda lang: list(read_release(release / lang)))
+    for lang in mined:                        # the sample
         steps.run(lang, "sample", out / lang / "sample", ["sample"],
-                  lambda run, lang=lang: write_sample(run, lang, mined[lang], args.per_cell, args.variants))
-    say(f"{len(mined)} languages, {sum(len(v) for v in mined.values())} pairs ({time.perf_counter() - t0:.0f} s)")
+                  lambda run, lang=lang: write_sample(run, lang, pairs(lang), args.per_cell, args.variants))
+    say(f"{len(mined)} languages, {sum(int(r['items']) + int(r['nonce_variants']) for r in index)} pairs "
+        f"({time.perf_counter() - t0:.0f} s)")
     model_dir = None
     if not args.no_model:                     # the sampled model: one run, one load
         spec = f"{MODEL}={args.model or 'gguf:' + smol_file()}"
@@ -274,22 +277,23 @@ def main(argv=None) -> int:
         opts = ScoreOptions(engine="llama.cpp", threads=args.threads)
         model_dir = "smollm2"
         steps.run("all", "smollm2", out / model_dir,
-                  ["score", *samples, "--model", spec, "--engine", "llama.cpp", "--threads", str(args.threads), "--out", model_dir],
+                  ["score", *samples, "--model", spec, "--engine", "llama.cpp", "--threads", str(args.threads),
+                   "--out", model_dir],
                   lambda run: score_to_dir(run, samples, [spec], opts))
         say(f"smollm2: scored ({time.perf_counter() - t0:.0f} s so far)")
         if args.model_only:
             return 0
     scored = {}
-    for lang, items in mined.items():         # the baseline on every item
-        scored[lang] = unigram(steps, lang, treebank_files(release / lang), items, args.folds)
+    for lang in mined:                        # the baseline on every item
+        scored[lang] = unigram(steps, lang, treebank_files(release / lang), lambda lang=lang: pairs(lang),
+                               args.folds)
         say(f"{lang}: unigram scored ({time.perf_counter() - t0:.0f} s so far)")
     reported = report(out, scored, model_dir, names, args.seed)
-    params = {"release": str(release), "languages": list(mined), "per_cell": args.per_cell,
+    params = {"release": str(release), "languages": mined, "per_cell": args.per_cell,
               "variants": args.variants, "folds": args.folds,
               "model": None if args.no_model else args.model or f"gguf:{SMOL}",
               "engine": "llama.cpp", "threads": args.threads, "seed": args.seed}
-    counts = {lang: {"items": sum(it.variant == 0 for it in v), "variants": sum(it.variant > 0 for it in v)}
-              for lang, v in mined.items()}
+    counts = {r["language"]: {"items": int(r["items"]), "variants": int(r["nonce_variants"])} for r in index}
     write_manifest(out, "score-languages", [str(release / INDEX_FILE)], params,
                    argv=tuple(argv if argv is not None else sys.argv[1:]), counts=counts, **reported)
     with open(out / "timings.tsv", "a", encoding="utf-8") as fh:
