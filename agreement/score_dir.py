@@ -126,7 +126,8 @@ def _parameters(run: RunContext, scoring: Scoring, options: ScoreOptions) -> dic
 def _counts(scoring: Scoring, results: Results) -> dict:
     h = results.humans
     return {"items": {ts.label: len(ts.items) for ts in scoring.testsets}, "scored_rows": len(scoring.table),
-            "models": {m.name: {"items": m.items, "oov_items": m.oov_items} for m in results.models},
+            "models": {m.name: {"items": m.items, "oov_items": m.oov_items,
+                                **({"methods": dict(m.methods)} if m.methods else {})} for m in results.models},
             "human_matched_items": h.matched_items if h else 0 if results.paradigm_humans else None,
             "skipped": list(scoring.notes), "tokens_rows": scoring.tokens_rows,
             **({"prediction_rows": len(scoring.predictions)} if scoring.predictions else {})}

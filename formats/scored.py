@@ -31,14 +31,19 @@ from formats.items import Item
 #: what they saw before).
 SCORED_COLUMNS = ("item_id", "variant", "perturbation", "construction", "attractors", "model",
                   "logp_correct", "logp_wrong", "correct", "oov", "group", "testset", "method", "undecidable")
-#: Columns :func:`read_scored` needs; ``oov``, ``method`` and ``undecidable`` came later
-#: and default when absent (``undecidable`` is then derived from the two scores).
+#: Written after them when any row is a relation item's (:mod:`formats.items`): its
+#: relation and contrasted feature (a file of construction items is written as before).
+RELATION_COLUMNS = ("relation", "feature")
+#: Columns :func:`read_scored` needs; ``oov``, ``method``, ``undecidable`` and the
+#: relation columns came later and default when absent (``undecidable`` is then derived
+#: from the two scores, the relation columns are empty).
 REQUIRED_COLUMNS = SCORED_COLUMNS[:6] + SCORED_COLUMNS[6:9] + ("group", "testset")
 #: the per-row columns of :class:`ScoredTable`, in order
 COLUMNS = ("item_id", "variant", "perturbation", "construction", "direction", "attractors", "model",
            "group", "kind", "logp_correct", "logp_wrong", "correct", "oov", "testset", "method",
-           "pieces_differ", "undecidable")
-_STR = ("item_id", "perturbation", "construction", "direction", "model", "group", "kind", "testset", "method")
+           "pieces_differ", "undecidable", "relation", "feature")
+_STR = ("item_id", "perturbation", "construction", "direction", "model", "group", "kind", "testset", "method",
+        "relation", "feature")
 _INT, _FLOAT = ("variant", "attractors"), ("logp_correct", "logp_wrong")
 
 
@@ -55,9 +60,12 @@ class ScoredTable:
                   correct sentence); logp_wrong: of the wrong form (sentence)
     correct       bool: strictly more probable correct form (a tie is not correct)
     oov           bool: a word the method reads is out of the model's vocabulary
-    testset       the TESTSET argument the item came from; method: ``target`` or ``sentence``
+    testset       the TESTSET argument the item came from
+    method        how the row was scored, ``target`` or ``sentence`` (an item's own
+                  ``scoring`` wins in a target run: :func:`agreement.scoring.score.item_method`)
     pieces_differ bool: the two forms are made of different numbers of the model's pieces
     undecidable   bool: both forms equally probable, or a NaN score
+    relation, feature  a relation item's relation and contrasted feature (``""`` for others)
     items         the test items (their words: human judgments join on them), or None
     sources, humans_path  for rows read back: the directories read, the ``--humans``
                   file their manifest names
@@ -80,6 +88,8 @@ class ScoredTable:
     method: np.ndarray
     pieces_differ: np.ndarray
     undecidable: np.ndarray
+    relation: np.ndarray
+    feature: np.ndarray
     items: np.ndarray | None = None
     sources: tuple[str, ...] = ()
     humans_path: str | None = None
@@ -106,7 +116,7 @@ class ScoredTable:
                    obj("construction"), obj("direction"), col([it.attractors for it in items], int),
                    col(model, object), col(group, object), col(kind, object), lc, lw, lc > lw,
                    col(oov, bool), col(testset, object), col(method, object), col(pieces_differ, bool),
-                   _ties(lc, lw), items_col)
+                   _ties(lc, lw), obj("relation"), obj("feature"), items_col)
 
     @classmethod
     def concat(cls, tables: Sequence["ScoredTable"]) -> "ScoredTable":
@@ -221,27 +231,32 @@ def _fmt(x: float) -> str:
 
 
 def write_scored(path: str | os.PathLike, scored: ScoredTable) -> int:
-    """Write the scored ``items.tsv`` (columns :data:`SCORED_COLUMNS`); returns rows."""
+    """Write the scored ``items.tsv`` (columns :data:`SCORED_COLUMNS`, then
+    :data:`RELATION_COLUMNS` when a row is a relation item's); returns rows."""
     flag = lambda a: np.where(a, "1", "0").tolist()  # noqa: E731
     cols = (scored.item_id.tolist(), scored.variant.astype(str).tolist(), scored.perturbation.tolist(),
             scored.construction.tolist(), scored.attractors.astype(str).tolist(), scored.model.tolist(),
             [_fmt(x) for x in scored.logp_correct.tolist()], [_fmt(x) for x in scored.logp_wrong.tolist()],
             flag(scored.correct), flag(scored.oov), scored.group.tolist(), scored.testset.tolist(),
             scored.method.tolist(), flag(scored.undecidable))
+    header = SCORED_COLUMNS
+    if (scored.relation != "").any():
+        cols, header = cols + (scored.relation.tolist(), scored.feature.tolist()), header + RELATION_COLUMNS
     with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write("\t".join(SCORED_COLUMNS) + "\n")
+        fh.write("\t".join(header) + "\n")
         fh.writelines("\t".join(row) + "\n" for row in zip(*cols))
     return len(scored)
 
 
 def _columns(path: Path, header: list[str]) -> list[int | None]:
-    """Position of each of :data:`SCORED_COLUMNS` in ``header`` (None: absent, optional)."""
+    """Position of each of :data:`SCORED_COLUMNS` and :data:`RELATION_COLUMNS` in
+    ``header`` (None: absent, optional)."""
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
         raise AgreeError(f"{path}: not a scored items.tsv of this version of agree (it lacks the "
                          f"columns {', '.join(missing)}; written by another version, or not by "
                          "agree score?)")
-    return [header.index(c) if c in header else None for c in SCORED_COLUMNS]
+    return [header.index(c) if c in header else None for c in SCORED_COLUMNS + RELATION_COLUMNS]
 
 
 def _table(path: Path, fields: dict[str, list], start: int) -> ScoredTable:
@@ -264,11 +279,13 @@ def _table(path: Path, fields: dict[str, list], start: int) -> ScoredTable:
                                else np.array(fields[c], dtype=object) == "1")
     method = obj("method") if fields["method"] is not None else np.full(n, "", dtype=object)
     method[method == ""] = "target"
+    blank = lambda c: obj(c) if fields[c] is not None else np.full(n, "", dtype=object)  # noqa: E731
     return ScoredTable(obj("item_id"), num["variant"], obj("perturbation"), obj("construction"),
                        np.full(n, "", dtype=object), num["attractors"], obj("model"), obj("group"),
                        np.full(n, "", dtype=object), lc, lw, flag("correct", False), flag("oov", False),
                        obj("testset"), method, np.zeros(n, dtype=bool),
-                       _ties(lc, lw) if fields["undecidable"] is None else flag("undecidable", False))
+                       _ties(lc, lw) if fields["undecidable"] is None else flag("undecidable", False),
+                       blank("relation"), blank("feature"))
 
 
 @names_undecodable
@@ -286,8 +303,9 @@ def read_scored(path: str | os.PathLike) -> ScoredTable:
         rows_in = checked_rows(reader, tsv)
         header = next(rows_in, [])
         pos = _columns(tsv, header)
-        fields: dict[str, list | None] = {c: (None if i is None else []) for c, i in zip(SCORED_COLUMNS, pos)}
-        present = [(fields[c], i) for c, i in zip(SCORED_COLUMNS, pos) if i is not None]
+        names = SCORED_COLUMNS + RELATION_COLUMNS
+        fields: dict[str, list | None] = {c: (None if i is None else []) for c, i in zip(names, pos)}
+        present = [(fields[c], i) for c, i in zip(names, pos) if i is not None]
         for line, row in enumerate(rows_in, start=2):
             if len(row) < len(header):
                 raise AgreeError(f"{tsv}:{line}: {len(row)} fields, the header has {len(header)}")

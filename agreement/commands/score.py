@@ -31,7 +31,9 @@ log = logging.getLogger(__name__)
               show_default=True,
               help="target: P(correct form | prefix) > P(wrong form | prefix), the paper's; "
                    "pairs differing in more than one word (and BLiMP pairs without "
-                   "one_prefix_method) are skipped and counted. sentence: P(whole correct "
+                   "one_prefix_method) are skipped and counted; items whose own scoring column "
+                   "says sentence (relation items whose target precedes its cue) are scored by "
+                   "sentence, and items.tsv's method column says which each got. sentence: P(whole correct "
                    "sentence) > P(whole wrong sentence), summed over every word after the "
                    "model's sentence-start symbol (LSTM/transformer <eos>, KenLM <s>, unigram: "
                    "none), no end symbol, as BLiMP and lm-evaluation-harness.")

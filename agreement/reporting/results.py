@@ -21,7 +21,7 @@ with rater counts, the panel's split-half noise ceiling per condition
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Mapping, NamedTuple, Sequence
 
@@ -38,6 +38,10 @@ from formats.scored import ScoredTable
 
 HUMANS = "humans"
 BREAKDOWNS = ("all", "construction", "attractors", "testset")
+#: breakdowns of rows that are relation items' (their construction is relation x feature)
+RELATION_BREAKDOWNS = ("relation", "feature")
+#: the breakdown by the method each row got, when a run scored items by more than one
+METHOD = "method"
 #: per-model counts also have this breakdown: items with at least one attractor
 ATTRACTED = "attracted"
 
@@ -45,7 +49,8 @@ ATTRACTED = "attracted"
 class CountKey(NamedTuple):
     """Where a :class:`Count` sits: one model's outcomes in one condition, in one cell of a
     breakdown (``by``: ``all``, ``attracted``, ``construction``, ``attractors``,
-    ``testset``; ``value``: the cell, None for ``all`` and ``attracted``)."""
+    ``testset``, and :func:`breakdowns`' others; ``value``: the cell, None for ``all``
+    and ``attracted``)."""
     model: str
     condition: str
     by: str
@@ -108,7 +113,9 @@ class Cell:
 class ModelRecord:
     """One model: its group and kind, items scored, items with an out-of-vocabulary word
     (None for released outputs: their vocabulary is unknown), items whose two forms
-    differ in piece count, undecidable items."""
+    differ in piece count, undecidable items; ``methods``: its items by the method they
+    got (``target``/``sentence`` -> count), None when the rows are neither relation
+    items nor scored by more than one method."""
     name: str
     group: str
     kind: str
@@ -116,6 +123,7 @@ class ModelRecord:
     oov_items: int | None
     piece_mismatch_items: int
     undecidable_items: int
+    methods: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +192,7 @@ class _Rows:
         self.model, self.cond = t.model.tolist(), t.condition.tolist()
         self.label, self.attractors = t.construction_label.tolist(), t.attractors.tolist()
         self.bare, self.correct, self.tie = t.construction.tolist(), t.correct.tolist(), t.undecidable.tolist()
+        self.other = {by: getattr(t, by).tolist() for by in (*RELATION_BREAKDOWNS, METHOD)}
 
     def cell(self, i: int, by: str):
         """The breakdown value of row ``i`` (``all``: None)."""
@@ -191,6 +200,8 @@ class _Rows:
             return None
         if by == "testset":
             return self.key[i][0]
+        if by in self.other:
+            return self.other[by][i]
         return (self.label if by == "construction" else self.attractors)[i]
 
 
@@ -205,7 +216,7 @@ def build_results(scored: ScoredTable, *, rng: np.random.Generator | None = None
     models = _model_records(scored)
     groups = _groups(models)
     conditions = tuple(order_conditions(set(scored.condition.tolist())))
-    breakdowns = BREAKDOWNS if len(set(scored.testset.tolist())) > 1 else BREAKDOWNS[:-1]
+    breakdowns = breakdowns_of(scored)
     cells, human, ceiling = [], None, {}
     if rng is not None:   # the per-item loops of the bootstrap cells
         rows = _Rows(scored)
@@ -222,19 +233,48 @@ def build_results(scored: ScoredTable, *, rng: np.random.Generator | None = None
                    tuple(tests), tuple(agreement), ceiling, n_boot)
 
 
+def breakdowns_of(scored: ScoredTable) -> tuple[str, ...]:
+    """The breakdowns of a table's cells: :data:`BREAKDOWNS` (``testset`` only for
+    several test sets), then by relation and by feature when rows are relation items',
+    then by method when the rows were scored by more than one (the later ones after, so
+    that the bootstrap draws the earlier cells as it always has)."""
+    out = BREAKDOWNS if len(set(scored.testset.tolist())) > 1 else BREAKDOWNS[:-1]
+    if _has_relations(scored):
+        out += RELATION_BREAKDOWNS
+    if len(set(scored.method.tolist())) > 1:
+        out += (METHOD,)
+    return out
+
+
+def _has_relations(scored: ScoredTable) -> bool:
+    return bool((scored.relation != "").any())
+
+
 def _model_records(scored: ScoredTable) -> list[ModelRecord]:
     names, first, inverse = np.unique(scored.model, return_index=True, return_inverse=True)
     per = lambda flags: np.bincount(inverse, weights=flags, minlength=len(names)).astype(int)  # noqa: E731
     items, oov = np.bincount(inverse, minlength=len(names)), per(scored.oov)
     mismatch, ties = per(scored.pieces_differ), per(scored.undecidable)
+    methods = _method_counts(scored)
     out = []
     for j in np.argsort(first, kind="stable"):  # in order of first appearance
         i = first[j]
         name, kind = scored.model[i], scored.kind[i]
         released = kind == "paper-output" or name == FREQ_MODEL  # the vocabulary is unknown
         out.append(ModelRecord(name, scored.group[i], kind, int(items[j]), None if released else int(oov[j]),
-                               int(mismatch[j]), int(ties[j])))
+                               int(mismatch[j]), int(ties[j]), methods.get(name)))
     return out
+
+
+def _method_counts(scored: ScoredTable) -> dict[str, dict[str, int]]:
+    """model -> method -> rows, when the rows are relation items' or scored by more than
+    one method (else empty: nothing to say beyond the run's method)."""
+    if not _has_relations(scored) and len(set(scored.method.tolist())) < 2:
+        return {}
+    out: dict[str, dict[str, int]] = {}
+    for (model, method), n in Counter(zip(scored.model.tolist(), scored.method.tolist())).items():
+        out.setdefault(model, {})[method] = n
+    return {m: dict(sorted(c.items(), key=lambda kv: (kv[0] != "target", kv[0]))) for m, c in out.items()}
 
 
 def _groups(models: Sequence[ModelRecord]) -> list[Group]:
@@ -269,9 +309,10 @@ def _counts(scored: ScoredTable) -> dict[CountKey, Count]:
     model, cond = _codes(scored.model), _codes(scored.condition)
     base = model[0] * cond[1] + cond[0]   # (model, condition) as one number
     out: dict[CountKey, Count] = {}
+    later = [(by, getattr(scored, by), None) for by in breakdowns_of(scored) if by not in BREAKDOWNS]
     for by, values, rows in (("all", None, None), ("construction", scored.construction_label, None),
                              ("attractors", scored.attractors, None), ("testset", scored.testset, None),
-                             (ATTRACTED, None, attracted)):
+                             (ATTRACTED, None, attracted), *later):
         sel = np.arange(len(scored)) if rows is None else rows
         code = base[sel]
         if values is not None:

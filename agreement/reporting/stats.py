@@ -47,6 +47,25 @@ def bootstrap_ci(values: Sequence[float], rng: np.random.Generator, *, n_boot: i
     return float(lo), float(hi)
 
 
+def cluster_bootstrap_ci(values: Sequence[float], cluster: Sequence[int], rng: np.random.Generator, *,
+                         n_boot: int = N_BOOT, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values`` when rows come in clusters
+    (``cluster``: each row's cluster number, 0..k-1; nonce variants of one sentence): the
+    clusters are resampled with replacement, each with all its rows, ``n_boot`` times.
+    Returns (NaN, NaN) for no rows."""
+    a = np.asarray(values, dtype=float)
+    c = np.asarray(cluster, dtype=np.int64)
+    if a.size == 0:
+        return float("nan"), float("nan")
+    k = int(c.max()) + 1
+    sums, sizes = np.bincount(c, weights=a, minlength=k), np.bincount(c, minlength=k).astype(float)
+    draws = rng.integers(0, k, size=(n_boot, k))
+    means = sums[draws].sum(axis=1) / sizes[draws].sum(axis=1)
+    tail = (1.0 - level) / 2
+    lo, hi = np.quantile(means, [tail, 1.0 - tail])
+    return float(lo), float(hi)
+
+
 #: two-sided 95% normal quantile
 Z95 = 1.959963984540054
 

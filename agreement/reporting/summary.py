@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 
-from agreement.reporting.results import Results
+from agreement.reporting.results import ModelRecord, Results
 from agreement.reporting.robustness import perturbed, robustness_table
 from formats.published import PublishedFigures
 
@@ -41,7 +41,7 @@ def summary_dict(results: Results) -> dict:
     h = results.humans
     human = None if h is None else {"judgments": h.judgments, "matched_items": h.matched_items,
                                     "rows": [c.as_dict() for c in h.cells]}
-    out = {"conditions": list(results.conditions), "models": [dict(m.__dict__) for m in results.models],
+    out = {"conditions": list(results.conditions), "models": [_model(m) for m in results.models],
            "groups": [dict(g.__dict__, models=list(g.models)) for g in results.groups],
            "accuracy": [c.as_dict() for c in results.cells], "humans": human, "paired_tests": tests,
            "human_agreement": agreement, "bootstrap": {"resamples": results.n_boot, "level": 0.95}}
@@ -62,6 +62,11 @@ def summary_dict(results: Results) -> dict:
     if perturbed(results):
         out["robustness"] = robustness_table(results)
     return out
+
+
+def _model(m: ModelRecord) -> dict:
+    """A model's entry; ``methods`` (items by the method they got) only when the results have it."""
+    return {k: v for k, v in m.__dict__.items() if not (k == "methods" and v is None)}
 
 
 def _paradigm_humans(figures: PublishedFigures | None) -> dict | None:

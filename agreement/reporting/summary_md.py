@@ -12,6 +12,8 @@ from agreement.reporting.summary import summary_dict
 
 #: share of undecidable items above which summary.md prints a warning
 UNDECIDABLE_WARN = 0.1
+#: breakdowns whose markdown tables give each cell's interval (the older ones do not)
+INTERVAL_BREAKDOWNS = ("relation", "feature", "method")
 
 
 def _rows(summary: dict, by: str, *, humans: bool = True) -> list[dict]:
@@ -108,14 +110,20 @@ def _overall_md(summary: dict) -> list[str]:
     if mismatch:  # subword models: such items compare products of unequal numbers of pieces
         out += ["Items whose two forms differ in piece count (still scored): " + ", ".join(
             f"{m['name']} {m['piece_mismatch_items']} of {m['items']}" for m in mismatch) + ".", ""]
+    methods = [m for m in summary["models"] if m.get("methods")]
+    if methods:  # relation items, or a run that scored items by more than one method
+        out += ["Items by the method they got: " + "; ".join(
+            f"{m['name']} " + ", ".join(f"{k} {n}" for k, n in m["methods"].items()) for m in methods) + ".", ""]
     return out
 
 
 def _breakdowns_md(summary: dict) -> list[str]:
-    """A table per breakdown (construction, attractors, test set) and condition."""
+    """A table per breakdown (construction, attractors, test set; relation, feature and
+    method when the results have them, with intervals) and condition."""
     conds, labels, out = summary["conditions"], _labels(summary), []
     for by, title in (("construction", "By construction"), ("attractors", "By number of attractors"),
-                      ("testset", "By test set")):
+                      ("testset", "By test set"), ("relation", "By relation"), ("feature", "By feature"),
+                      ("method", "By scoring method")):
         cells = {(r["group"], r["condition"], r["value"]): r for r in _rows(summary, by)}
         for cond in conds:
             values = sorted({v for (_, c, v) in cells if c == cond}, key=str)
@@ -124,7 +132,8 @@ def _breakdowns_md(summary: dict) -> list[str]:
             if not values:
                 continue
             out += [f"## {title}: {cond}", ""]
-            out += md_table([by, "items", *labels], [_breakdown_row(cells, labels, cond, v) for v in values])
+            ci = by in INTERVAL_BREAKDOWNS
+            out += md_table([by, "items", *labels], [_breakdown_row(cells, labels, cond, v, ci) for v in values])
     return out
 
 
@@ -169,6 +178,11 @@ def _method_lines(summary: dict) -> list[str]:
                 "(BLiMP, lm-evaluation-harness `acc`).", ""]
     elif method == "target":
         out += ["Method: target: natural-log P(correct form | prefix) > P(wrong form | prefix).", ""]
+        if any((m.get("methods") or {}).get("sentence") for m in summary["models"]):
+            out += ["Items whose own `scoring` is `sentence` (the target precedes its cue, so the prefix "
+                    "does not decide) are scored by whole sentence, as the sentence method scores: the sum "
+                    "of the natural-log probabilities of all its words after the model's sentence-start "
+                    "symbol, no end symbol. items.tsv's `method` says which each row got.", ""]
     out += [f"Note: {n}" for n in summary.get("notes", [])] + ([""] if summary.get("notes") else [])
     out += _text_lines(summary.get("scoring") or {})
     h = summary.get("humans") or {}
@@ -196,12 +210,14 @@ def _text_lines(scoring: dict) -> list[str]:
     return out + ([""] if out else [])
 
 
-def _breakdown_row(cells: dict, labels: list[str], cond: str, v) -> list[str]:
-    """One breakdown row: value, decidable items (+ undecidable ones), a cell per group."""
+def _breakdown_row(cells: dict, labels: list[str], cond: str, v, ci: bool = False) -> list[str]:
+    """One breakdown row: value, decidable items (+ undecidable ones), a cell per group
+    (with its interval: ``ci``)."""
     here = [cells[(g, cond, v)] for g in labels if (g, cond, v) in cells]
     n = max((r["items"] for r in here), default=0)
     u = max((r.get("undecidable", 0) for r in here), default=0)
-    return [str(v), str(n) + (f" (+{u} undecidable)" if u else ""), *(_fmt(cells.get((g, cond, v))) for g in labels)]
+    return [str(v), str(n) + (f" (+{u} undecidable)" if u else ""),
+            *(_fmt(cells.get((g, cond, v)), ci=ci) for g in labels)]
 
 
 def _undecidable_warnings(summary: dict) -> list[str]:

@@ -22,6 +22,12 @@ False, from the minimal-pair readers) are compared by ``target`` over their diff
 span when its words are contiguous (:mod:`agreement.scoring.span`: P(span | prefix), the
 product over its words); the others are usable only with ``sentence``:
 :func:`split_for_method` leaves them out of ``target`` and counts them.
+
+An item's own ``scoring`` column wins in a ``target`` run (:func:`item_method`):
+relation items whose target precedes its cue (a determiner or an adjective before its
+noun) say ``sentence``, since the prefix up to the target holds no cue; they are scored
+by whole sentence, with the sentence method's conventions, and the others by the
+target. Each scored row records the method it got (``items.tsv``'s ``method``).
 """
 from __future__ import annotations
 
@@ -92,6 +98,7 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
         items, testsets = [items[i] for i in keep], [testsets[i] for i in keep]
         oov = {name: [flags[i] for i in keep] for name, flags in oov.items()}
     out: list[ScoredTable] = []
+    methods = item_methods(items, method)
     for scorer in scorers:
         differ = piece_flags(items, scorer)
         group = groups.get(scorer.name) or scorer.kind or scorer.name
@@ -105,27 +112,41 @@ def score_items(items: Sequence[Item], scorers: Sequence, *, require_in_vocab: b
         logp = np.concatenate(logps).astype(float) if logps else np.empty((0, 2))
         out.append(ScoredTable.of_items(items, model=scorer.name, group=group, kind=scorer.kind,
                                         logp_correct=logp[:, 0], logp_wrong=logp[:, 1], oov=oov[scorer.name],
-                                        testset=testsets, method=method, pieces_differ=differ))
+                                        testset=testsets, method=methods, pieces_differ=differ))
     return ScoredTable.concat(out)
 
 
 def score_chunk(scorer, batch: Sequence[Item], method: str, on_words, labels) -> np.ndarray:
-    """(n, 2) natural-log scores of one chunk: targets, or whole sentences."""
+    """(n, 2) natural-log scores of one chunk: each item by its own method
+    (:func:`item_method`), its target or its whole sentences."""
     before = counted_skips(scorer)
-    if method == "sentence" or on_words is not None:
-        pairs = [sentence_pair(it) for it in batch]
-        words = scorer.word_logprobs([g for g, _ in pairs] + [b for _, b in pairs])
-        good, bad = words[:len(batch)], words[len(batch):]
-        # the sum of the per-word log-probabilities is the sentence's (lm.base.Scorer)
-        logp = np.array([[float(np.sum(g)), float(np.sum(b))] for g, b in zip(good, bad)],
-                        dtype=np.float64).reshape(len(batch), 2)
+    whole = np.array([m == "sentence" for m in item_methods(batch, method)], dtype=bool)
+    logp = np.empty((len(batch), 2), dtype=np.float64)
+    if whole.all() or on_words is not None:   # every item's sentences (tokens.tsv wants their words)
+        logp, good, bad = sentence_logprobs(scorer, batch)
         check_finite(scorer.name, batch, logp, labels, counted_skips(scorer) - before)  # before tokens.tsv
         if on_words is not None:
             on_words(scorer, batch, labels, good, bad)
-    if method != "sentence":
+    elif whole.any():
+        logp[whole] = sentence_logprobs(scorer, [it for it, w in zip(batch, whole) if w])[0]
+    if not whole.any():
         logp = _target_logprobs(scorer, batch)
+    elif not whole.all():
+        logp[~whole] = _target_logprobs(scorer, [it for it, w in zip(batch, whole) if not w])
     check_finite(scorer.name, batch, logp, labels, counted_skips(scorer) - before)
     return logp
+
+
+def sentence_logprobs(scorer, batch: Sequence[Item]) -> tuple[np.ndarray, list, list]:
+    """(n, 2) natural-log P(whole correct sentence), P(whole wrong sentence), and the
+    per-word natural logs of the correct and of the wrong sentences."""
+    pairs = [sentence_pair(it) for it in batch]
+    words = scorer.word_logprobs([g for g, _ in pairs] + [b for _, b in pairs])
+    good, bad = words[:len(batch)], words[len(batch):]
+    # the sum of the per-word log-probabilities is the sentence's (lm.base.Scorer)
+    logp = np.array([[float(np.sum(g)), float(np.sum(b))] for g, b in zip(good, bad)],
+                    dtype=np.float64).reshape(len(batch), 2)
+    return logp, good, bad
 
 
 def _target_logprobs(scorer, batch: Sequence[Item]) -> np.ndarray:
@@ -173,12 +194,24 @@ def target_usable(item: Item) -> bool:
     return bool(item.extra.get("target_ok", True)) or target_span(item) is not None
 
 
+def item_method(item: Item, method: str) -> str:
+    """The method an item gets in a run of ``method``: ``sentence`` in a sentence run, or
+    when the item's own ``scoring`` says so (the target precedes its cue); else ``target``."""
+    return "sentence" if method == "sentence" or item.scoring == "sentence" else "target"
+
+
+def item_methods(items: Sequence[Item], method: str) -> list[str]:
+    """:func:`item_method` of each item."""
+    return [item_method(it, method) for it in items]
+
+
 def split_for_method(items: Sequence[Item], method: str) -> tuple[list[Item], int]:
     """(items the method can score, how many it cannot): ``target`` skips pairs that are
-    usable only with ``sentence``."""
+    usable only with ``sentence`` (an item whose own ``scoring`` is ``sentence`` is kept:
+    it is scored by sentence)."""
     if method != "target":
         return list(items), 0
-    kept = [it for it in items if target_usable(it)]
+    kept = [it for it in items if it.scoring == "sentence" or target_usable(it)]
     return kept, len(items) - len(kept)
 
 
@@ -318,8 +351,8 @@ def suite_predictions(suites: Sequence, specs: Sequence[ModelSpec], **load_optio
 
 
 def oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[bool]:
-    """Per item: does the prefix or either form (``sentence``: either whole sentence)
-    contain a word the scorer lacks? Also checks that the scorer knows at least one
+    """Per item: does the prefix or either form (an item scored by ``sentence``, see
+    :func:`item_method`: either whole sentence) contain a word the scorer lacks? Also checks that the scorer knows at least one
     target form at all."""
     known: dict[str, bool] = {}
 
@@ -328,12 +361,15 @@ def oov_flags(items: Sequence[Item], scorer, method: str = "target") -> list[boo
             known[word] = bool(scorer.in_vocab(word))
         return known[word]
 
-    if method == "sentence":
-        flags = [not all(iv(w) for pair in sentence_pair(it) for w in pair) for it in items]
-    else:  # a span item reads its prefix and both spans
-        flags = [not (all(iv(w) for w in it.prefix) and iv(it.correct) and iv(it.wrong)) if s is None
-                 else not all(iv(w) for w in sentence_pair(it)[0][:s[1]] + sentence_pair(it)[1][s[0]:s[2]])
-                 for it, s in ((it, target_span(it)) for it in items)]
+    def oov(it: Item) -> bool:
+        if item_method(it, method) == "sentence":
+            return not all(iv(w) for pair in sentence_pair(it) for w in pair)
+        s = target_span(it)
+        if s is None:   # a span item reads its prefix and both spans
+            return not (all(iv(w) for w in it.prefix) and iv(it.correct) and iv(it.wrong))
+        return not all(iv(w) for w in sentence_pair(it)[0][:s[1]] + sentence_pair(it)[1][s[0]:s[2]])
+
+    flags = [oov(it) for it in items]
     targets = sorted({w for it in items for w in (it.correct, it.wrong)})
     if targets and not any(iv(w) for w in targets):
         raise AgreeError(f"model {scorer.name} knows none of the {len(targets)} target forms of the "

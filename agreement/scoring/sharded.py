@@ -17,7 +17,7 @@ import numpy as np
 from treebanks.errors import literal
 from agreement.errors import AgreeError
 from agreement.scoring.executors.base import Executor
-from agreement.scoring.score import ModelScores
+from agreement.scoring.score import ModelScores, item_methods
 from agreement.scoring.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
                               items_digest, model_job, shard_tasks, testset_checksums, vocab_key)
 from formats.items import Item
@@ -154,7 +154,8 @@ def _records(job: ModelJob, tasks: Sequence[ShardTask], v: VocabResult, oov, dif
         logp = np.asarray(r.logp, dtype=float).reshape(n, 2)
         out.append(ScoredTable.of_items(task.items, model=name, group=group, kind=v.kind,
                                         logp_correct=logp[:, 0], logp_wrong=logp[:, 1], oov=oov[s:s + n],
-                                        testset=labels[s:s + n], method=method, pieces_differ=differ[s:s + n]))
+                                        testset=labels[s:s + n], method=item_methods(task.items, method),
+                                        pieces_differ=differ[s:s + n]))
         if on_words is not None:
             on_words(_Pieces(name, r.pieces or []), task.items, labels[s:s + len(task.items)], r.good, r.bad)
         for k, x in r.counts.items():

@@ -124,7 +124,10 @@ def shard_tasks(job: ModelJob, items: Sequence[Item], method: str, words: bool,
     tasks = []
     for index, start in enumerate(range(0, len(items), size)):
         chunk = tuple(items[start:start + size])
-        key = _digest(job.key, method, str(words), str(size), items_digest(chunk))
+        # items scored by their own method (agreement.scoring.score.item_method): a part of
+        # their own, so that no shard scored before items had one is taken for theirs
+        own = ["own-method"] if method == "target" and any(it.scoring == "sentence" for it in chunk) else []
+        key = _digest(job.key, method, str(words), str(size), items_digest(chunk), *own)
         tasks.append(ShardTask(index, start, chunk, method, words, key))
     return tasks
 

@@ -125,7 +125,8 @@ def load_testsets(run: RunContext, testsets: Sequence[str], options: ScoreOption
 
 
 def _for_method(ts: TestSet, method: str) -> TestSet:
-    """The test set with the items ``method`` scores, and notes on the others."""
+    """The test set with the items ``method`` scores, and notes on the others and on the
+    items scored by their own method."""
     notes = [n for n in [multiword_note(ts.label, ts.items, method)] if n]
     kept, skipped = split_for_method(ts.items, method)
     if skipped:
@@ -135,6 +136,11 @@ def _for_method(ts: TestSet, method: str) -> TestSet:
         if not kept:
             raise AgreeError(f"{literal(ts.label)}: no pair can be scored with {{method}} target "
                              f"({skipped} skipped); use {{method}} sentence", fields=True)
+    own = sum(it.scoring == "sentence" for it in kept) if method == "target" else 0
+    if own:
+        notes.append(f"{ts.label}: {own} of {len(kept)} items scored by whole sentence, as their scoring "
+                     "column says (the target precedes its cue: the prefix does not decide), the others "
+                     "by the target")
     return dataclasses.replace(ts, items=tuple(kept), info=ts.info + tuple(notes))
 
 
