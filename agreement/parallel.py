@@ -26,6 +26,7 @@ from typing import Callable, Iterator, Sequence, TypeVar
 
 from agreement.errors import DomainError
 from agreement.scoring.executors import RayExecutor
+from formats.resources import cpu_count
 from lm.errors import FieldError
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,10 @@ def run_tasks(fn: Callable[[T], R], tasks: Sequence[T], *, executor: str = "loca
         yield from _in_processes(fn, tasks, min(workers, len(tasks)))
 
 
+#: tasks at once on this machine (processes, or a local Ray cluster's CPUs), per CPU
+PROCESSES_PER_CPU = 4
+
+
 def check_executor(executor: str, workers: int, address: str | None = None) -> None:
     """The options of :func:`run_tasks`, checked before any work (a FieldError)."""
     if executor not in EXECUTORS:
@@ -62,6 +67,12 @@ def check_executor(executor: str, workers: int, address: str | None = None) -> N
         raise FieldError(f"{{workers}} must be at least 1 (got {workers})")
     if address and executor != "ray":
         raise FieldError("{ray_address} needs {executor} ray")
+    here = PROCESSES_PER_CPU * cpu_count()
+    if workers > here and not address:
+        # each task holds a language's treebanks and paradigms (up to about 500 MB): thousands
+        # of processes on one machine would exhaust its memory long before they were useful
+        raise FieldError(f"{{workers}} {workers}: more processes than this machine's {cpu_count()} CPUs "
+                         f"can use (at most {here} here); a larger cluster: {{executor}} ray with {{ray_address}}")
 
 
 def _in_processes(fn, tasks, workers: int):

@@ -249,3 +249,14 @@ def test_real_languages(shared, tmp_path):
     assert index["mt"]["reason"].startswith("no token carries Gender or Number or Person")
     card = (tmp_path / "out" / "README.md").read_text()
     assert "| mt_mudt | Maltese (mt) | UD_Maltese-MUDT | 8330fc6 | CC BY-SA 4.0 |" in card
+
+
+def test_more_processes_than_the_machine_can_use_is_refused(ud, tmp_path):
+    """An absurd --workers on this machine: one line before any work, nothing written; a
+    cluster (--ray-address) may be as large as it likes."""
+    from formats.resources import cpu_count
+
+    r = run_agree(COMMAND, ud, "--out", tmp_path / "out", "--workers", 100_000, "-q")
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    assert f"at most {4 * cpu_count()} here" in r.stderr and "--executor ray" in r.stderr
+    assert not list(tmp_path.glob("out*"))
