@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -121,6 +122,9 @@ def test_patching_pairs_without_a_cue_is_one_error_counting_them(inputs, tmp_pat
 def test_the_out_policy_holds(inputs, tmp_path):
     items, model = inputs
     assert "never writes into its inputs" in error_of(run_agree("inspect", items, "--model", model, "--out", items))
+    inside = Path(items) / "inspect"   # the items directory given, its items.tsv read
+    assert "lies inside the input" in error_of(run_agree("inspect", items, "--model", model, "--out", inside))
+    assert not inside.exists()
     mine = tmp_path / "thesis"
     mine.mkdir()
     (mine / "thesis.tex").write_text("x")

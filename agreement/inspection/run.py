@@ -28,6 +28,7 @@ from agreement.inspection.report import write_report
 from agreement.inspection.tables import (PATCHING_FILE, PROBES_FILE, TOPK_FILE, TRAJECTORIES_FILE,
                                          UNITS_FILE, write_rows)
 from agreement.inspection.trajectories import TrajectoryRow, trajectories
+from formats.files import check_out
 from formats.run import RunContext
 from formats.testsets import load_testset, testset_inputs
 from lm.errors import FieldError, LMError
@@ -171,10 +172,18 @@ def _twins(model: OpenModel, cases, inputs, table) -> tuple[list[int], list[Item
     return keep, twins, why
 
 
+def _model_path(model: str) -> str:
+    """The file or directory a ``--model`` value reads (``gguf:FILE``, ``hf:DIR``, a path)."""
+    return model.split(":", 1)[-1] if model.startswith(("gguf:", "hf:")) else model
+
+
 def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOptions) -> Inspection:
     """Run the analyses (module docstring) and write ``run.out`` (``run.seed`` fixes every
     draw); returns what was found."""
     seed = run.seed
+    # --out checked before the model loads (the claim itself comes with the results)
+    check_out(run.path(run.out), run.command, [run.path(p) for p in (testset, _model_path(model), options.paradigms)],
+              run.force)
     ts, table, opened = _load(testset, model, options, run)
     sites = _defaults(opened, options)
     analyses = set(options.analyses) | ({"ablation"} if "trajectories" in options.analyses else set())
@@ -206,12 +215,12 @@ def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOp
             log.warning(f"Warning: {msg}")
         elif found.twin_skipped:
             log.info(f"patching {len(twins)} items; without a twin: {_reasons(found.twin_skipped)}")
-    inputs_files = [*testset_inputs(run.path(testset), options.fmt), run.path(model.split(":", 1)[-1]
-                                                                               if model.startswith(("gguf:", "hf:")) else model)]
+    inputs_files = [*testset_inputs(run.path(testset), options.fmt), run.path(_model_path(model))]
     if options.paradigms:
         inputs_files.append(run.path(options.paradigms))
     described = run.describe_inputs(inputs_files)   # what was read, before the hours of work
-    with run.output_dir(inputs_files) as tmp:
+    # the test set as given too: a directory's items.tsv alone would let --out lie inside it
+    with run.output_dir([testset, *inputs_files]) as tmp:
         _run_analyses(found, opened, cases, inputs, twin_keep, twins, analyses, sites, options, seed, tmp)
         write_report(found, tmp, options)
         run.write_manifest(tmp, inputs_files, _parameters(options, seed, sites), described=described,
