@@ -73,8 +73,6 @@ from treebanks.reader import read_treebanks  # noqa: E402
 
 SMOL = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL, BASELINE, ON_SAMPLE = "SmolLM2", "unigram", "unigram (sample)"
-FIRST_FOLDERS = {"ar": "Arabic", "cs": "Czech", "de": "German", "el": "Greek", "en": "English", "fr": "French",
-               "it": "Italian"}
 
 
 def say(line: str) -> None:
@@ -264,7 +262,7 @@ def main(argv=None) -> int:
     index = [r for r in read_index(release / INDEX_FILE) if int(r["items"] or 0)
              and (not args.lang or r["language"] in args.lang)]
     # index.tsv names a language from TREEBANKS.md, whose table leaves out the first eight folders (seven languages)
-    names = {**FIRST_FOLDERS, **{r["language"]: r["name"] for r in index if r["name"]}}
+    names = {r["language"]: r["name"] for r in index if r["name"]}
     mined, t0 = [r["language"] for r in index], time.perf_counter()
     # a language's pairs are read only for a step not yet done (a rerun that only reports reads none)
     pairs = functools.lru_cache(maxsize=1)(lambda lang: list(read_release(release / lang)))

@@ -17,7 +17,7 @@ language, repository, commit and licence).
   (:attr:`Treebank.licences`) and the treebank counts as NonCommercial when any says
   so: a derived release must not lose an NC clause to a stale file.
 * **Language name**: the TREEBANKS.md table's, else the repository folder's
-  (``UD_Old_French-PROFITEROLE`` -> ``Old French``), else none.
+  (``UD_Old_French-PROFITEROLE`` -> ``Old French``), else :data:`COMMON_NAMES`, else none.
 """
 from __future__ import annotations
 
@@ -36,6 +36,11 @@ README_FILE = "README.md"
 _CODE = re.compile(r"[a-z]{2,3}")
 _UD_FOLDER = re.compile(r"UD_(?P<language>[^-]+)-(?P<treebank>.+)")
 _README_LICENCE = re.compile(r"^License:\s*(?P<licence>\S.*?)\s*$", re.M)
+#: the last resort for a language's name, for folders named as files are (``en_ewt``) that
+#: no TREEBANKS.md row describes: the languages with the most UD treebanks
+COMMON_NAMES = {"ar": "Arabic", "cs": "Czech", "de": "German", "el": "Greek", "en": "English", "es": "Spanish",
+                "fr": "French", "it": "Italian", "ja": "Japanese", "ko": "Korean", "nl": "Dutch", "pl": "Polish",
+                "pt": "Portuguese", "ru": "Russian", "zh": "Chinese"}
 #: licence names as LICENSE.txt files write them, the earliest in the text wins
 _LICENCE_PATTERNS = (
     (re.compile(r"creativecommons\.org/licenses/(?P<kind>by(?:-nc)?(?:-sa|-nd)?)/(?P<version>\d\.\d)", re.I),
@@ -168,7 +173,8 @@ def _treebank(name: str, code: str, directory: Path, files: tuple[Path, ...], ta
         licences.append((LICENCE_FILE, found))
     m = _UD_FOLDER.fullmatch(directory.name)
     repository = row.get("ud repository") or (directory.name if m else "")
-    language_name = row.get("language") or (m["language"].replace("_", " ") if m else "")
+    language_name = (row.get("language") or (m["language"].replace("_", " ") if m else "")
+                     or COMMON_NAMES.get(code, ""))
     return Treebank(name, code, directory, files, language_name, repository, row.get("commit", ""),
                     tuple(licences))
 
