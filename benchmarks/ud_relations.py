@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agreement.extraction.extract import ExtractConfig, extract_items  # noqa: E402
-from agreement.extraction.relation_arcs import (EXCLUSIONS, RELATION_FEATURES, RELATIONS, SUBJECT_RELATIONS,  # noqa: E402
+from agreement.extraction.relation_arcs import (RELATION_FEATURES, RELATIONS, SUBJECT_RELATIONS,  # noqa: E402
                                                 VALUES, find_candidates)
 from agreement.extraction.relations import reason_text  # noqa: E402
 from agreement.extraction.validity import check_items  # noqa: E402

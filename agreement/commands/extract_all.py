@@ -73,7 +73,6 @@ def extract_all(run, ud_dir, only, exclude, workers, executor, ray_address, n, r
       agree extract-all ../shared/data/ud --workers 2 --out ud-release
       agree extract-all ../shared/data/ud --only it,de --n 9 --seed 1 --out it-de
     """
-    seed = run.seed   # pass_run takes --seed into the run context
     config = ExtractConfig(mode="relations", features=parse_features(features),
                            relations=parse_relations(relations), min_distance=min_distance,
                            max_distance=max_distance or None,
