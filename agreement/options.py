@@ -26,7 +26,9 @@ def invocation_argv() -> list[str]:
 
 
 _out = click.option(
-    "--out", "out", required=True, type=click.Path(file_okay=False),
+    # a plain path: an existing file there is refused by the --out policy (formats.files),
+    # one Error line and exit 1 like its other rules, not click's usage error
+    "--out", "out", required=True, type=click.Path(),
     help="Output directory, written atomically (it appears whole or not at all). An existing "
          "one is replaced only when it is empty or an output of the same command; it may not "
          "be, contain or lie inside an input.")

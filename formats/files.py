@@ -20,7 +20,6 @@ The rules, so that nothing a user did not ask agree to replace is ever lost:
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -342,18 +341,3 @@ def as_given(path: str | os.PathLike, root: str | os.PathLike | None) -> str | o
         return Path(path).relative_to(root)
     except ValueError:
         return path
-
-
-#: sha256 of the files read in this process, by (path, size, mtime, inode): a score run
-#: names its model by checksum in its shard keys and again in its manifest
-_DIGESTS: dict[tuple, str] = {}
-
-
-def sha256_of(path: str | os.PathLike) -> str:
-    """The sha256 of a file's bytes (read once per process while the file is unchanged)."""
-    st = os.stat(path)
-    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, st.st_ino)
-    if key not in _DIGESTS:
-        with open(path, "rb") as fh:
-            _DIGESTS[key] = hashlib.file_digest(fh, "sha256").hexdigest()
-    return _DIGESTS[key]

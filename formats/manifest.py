@@ -16,7 +16,8 @@ from typing import Any, Iterable, Sequence
 
 from formats.errors import AgreeError
 from formats.distribution import version as distribution_version
-from formats.files import rooted, sha256_of
+from formats.digests import sha256_of
+from formats.files import rooted
 
 MANIFEST = "manifest.json"
 

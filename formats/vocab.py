@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from formats.errors import AgreeError
-from formats.files import sha256_of
+from formats.digests import sha256_of
 
 VOCAB_FILE = "vocab.txt"
 VOCAB_CHECKSUM = "vocab_sha256"

@@ -36,7 +36,7 @@ import numpy as np
 
 from lm.base import CONFIG_FILE, Scorer
 from lm.loaders import register
-from formats.files import sha256_of
+from formats.digests import sha256_of
 from formats.vocab import VOCAB_CHECKSUM
 from formats.vocab import EOS, read_vocab
 from lm.corpus.prepare import Corpus, read_counts, read_sentences

@@ -378,8 +378,8 @@ def out_rows():
         rows += [
             R(cmd, f"exists and is not an output of {what} (holds data.csv, thesis.tex); use --force",
               f"{plain} --out {{out}}", setup=user_out, id=f"{cmd}-out-holds-user-files"),
-            R(cmd, "is a file", f"{plain} --out {{out}}", 2, setup=file_out,   # click's own check
-              id=f"{cmd}-out-is-a-file"),
+            R(cmd, "exists and is not a directory; choose another --out", f"{plain} --out {{out}}",
+              setup=file_out, id=f"{cmd}-out-is-a-file"),
             R(cmd, f"exists and is not an output of {what} (holds items.tsv, manifest.json)",
               f"{plain} --out {{out}}", setup=other_output("another-command"),
               id=f"{cmd}-out-of-another-command"),
@@ -395,8 +395,7 @@ def out_rows():
             continue
         src = "{text}" if cmd == "corpus" else "{%s}" % INPUT_DIR[cmd]
         rows += [
-            R(cmd, "--out is the input" if cmd != "corpus" else "is a file", f"{plain} --out {src}",
-              2 if cmd == "corpus" else 1, id=f"{cmd}-out-is-the-input"),   # corpus: click's check
+            R(cmd, "--out is the input", f"{plain} --out {src}", id=f"{cmd}-out-is-the-input"),
             R(cmd, "--out contains the input", f"{plain} --out {src}/..",
               id=f"{cmd}-out-contains-the-input"),
         ]

@@ -18,6 +18,7 @@ import torch
 from lm.load import load_model
 from lm.errors import LMError
 from lm.neural.models import LMConfig, build_model
+from lm.neural.prefixes import prefix_steps
 from lm.neural.scorer import NeuralScorer
 from lm.corpus.subword import WORD_START, SubwordVocab, piece_vocabulary, train_sentencepiece
 
@@ -88,6 +89,32 @@ def test_efficient_logprob_equals_full_softmax_for_mixed_lengths(tmp_path, kind)
     assert got.shape == (13, 2) and got.dtype == np.float64
     assert np.abs(got - naive_word_scores(model, prefixes, targets)).max() < TOL
     assert (scorer.kind, scorer.name) == (kind, kind)
+
+
+def test_shared_beginnings_are_read_once_and_score_as_read_alone(tmp_path):
+    """Prefixes that share beginnings, repeat, or are a beginning of another (nonce variants,
+    the two sentences of a pair) give the naive values, in one batch and one at a time."""
+    directory, model = make_model_dir(tmp_path / "m", "lstm", VOCAB)
+    prefixes = [["w1", "w2", "w3"], ["w1", "w2", "w4"], ["w1", "w2"], ["w1", "w2", "w3"], ["w5"], [],
+                ["w1", "w9", "w3", "w3"]]
+    targets = [["w6", "w7"]] * len(prefixes)
+    together = load_model(directory, device="cpu").logprob(prefixes, targets)
+    alone = load_model(directory, device="cpu", batch_size=1).logprob(prefixes, targets)
+    assert np.abs(together - naive_word_scores(model, prefixes, targets)).max() < TOL
+    assert np.abs(together - alone).max() < TOL
+    assert (together[0] == together[3]).all()
+
+
+def test_prefix_steps_read_each_distinct_prefix_once():
+    seqs = [[0, 1, 2, 3], [0, 1, 2, 4], [0, 1, 5], [0, 1], [0, 6], [0]]    # longest first
+    steps = prefix_steps(seqs)
+    assert [len(s.tokens) for s in steps] == [1, 2, 2, 2]     # {0}; {01, 06}; {012, 015}; {0123, 0124}
+    assert [len(s.rows) for s in steps] == [6, 5, 3, 2]       # the sequences still being read
+    assert steps[2].tokens == [2, 5] and steps[2].parents == [0, 0]
+    assert steps[3].rows == [0, 1] and steps[3].parents == [0, 0]
+    assert steps[1].rows == [0, 0, 0, 0, 1]
+    with pytest.raises(ValueError):
+        prefix_steps([[0], [0, 1]])
 
 
 def test_probabilities_over_the_whole_vocabulary_sum_to_one(tmp_path):

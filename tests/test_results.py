@@ -2,19 +2,27 @@
 (formats.scored.read_scored) and the noise ceiling of model_vs_human.png."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from agreement.errors import AgreeError
 from agreement.reporting.humans import HumanIndex
 from formats.humans import HumanJudgment
-from agreement.reporting.plots import plot_by_construction, plot_model_vs_human
+from agreement.reporting.accuracy_plots import plot_by_construction
+from agreement.reporting.plots import plot_model_vs_human
 from matplotlib.image import imread
 from agreement.reporting.results import ATTRACTED, build_results
 from agreement.reporting.stats import wilson
 from formats.items import Item
 from formats.scored import construction_label, read_scored, write_scored
 from tests.scored_rows import row, table
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def item(i: int, variant: int = 0, attractors: int = 0, direction: str = "L",
@@ -114,3 +122,31 @@ def test_long_construction_names_are_laid_out_without_a_warning(tmp_path, recwar
     plot_by_construction(build_results(rows, rng=np.random.default_rng(0), n_boot=20), tmp_path / "c.png")
     assert not [w for w in recwarn if "layout" in str(w.message)]
     assert imread(tmp_path / "c.png").shape[1] > 600
+
+
+def test_the_plots_of_every_score_call_are_drawn_without_matplotlib(tmp_path):
+    """What every ``agree score`` waits for: the two accuracy plots are drawn on the Pillow
+    canvas (matplotlib's import and layout were a sixth of a score call), the same bytes
+    again from the same results, and their sizes follow the labels."""
+    code = (
+        "import sys, numpy as np\n"
+        "from formats.items import Item\n"
+        "from tests.scored_rows import row, table\n"
+        "from agreement.reporting.results import build_results\n"
+        "from agreement.reporting.accuracy_plots import plot_by_attractors, plot_by_construction\n"
+        "its = [Item(f's{i}', i % 2, 'NOUN VERB VERB', 'L', ('the', 'dog', 'runs'), ('DET', 'NOUN', 'VERB'),\n"
+        "            ('_',) * 3, 'runs', 'run', 'run', 'Sing', 1, 2, i % 3, False,\n"
+        "            'original' if i % 2 == 0 else 'nonce') for i in range(12)]\n"
+        "rows = [row(it, 'm', 'm', 'lstm', -1.0, -2.0 if i % 4 else -0.5, testset='t') for i, it in enumerate(its)]\n"
+        "r = build_results(table(rows), rng=np.random.default_rng(0), n_boot=20)\n"
+        f"plot_by_construction(r, {str(tmp_path / 'c.png')!r}); plot_by_attractors(r, {str(tmp_path / 'a.png')!r})\n"
+        f"plot_by_construction(r, {str(tmp_path / 'c2.png')!r})\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "c.png").read_bytes() == (tmp_path / "c2.png").read_bytes()
+    construction, attractors = imread(tmp_path / "c.png"), imread(tmp_path / "a.png")
+    assert construction.shape[0] > 200 and attractors.shape[1] > 600   # two panels and a legend
+    assert (construction[..., :3] < 0.9).any()                          # something is drawn

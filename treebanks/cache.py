@@ -56,7 +56,7 @@ def default_cache_dir() -> Path:
 
 
 def file_sha256(path: Path) -> str:
-    # the ground floor imports nothing of ours, so not formats.files.sha256_of
+    # the ground floor imports nothing of ours, so not formats.digests.sha256_of
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

@@ -1,6 +1,8 @@
 """Drawing PNG files: matplotlib on the Agg backend (no display needed), and the one
 PNG writer, which leaves out the metadata that would make the same figure differ
-between runs. Every plot of agree (score, robustness, analyze) draws through here."""
+between runs. Every matplotlib plot of agree (robustness, humans, learning curves,
+analyze, inspect) draws through here; the two plots of every score call are drawn on
+:mod:`agreement.reporting.raster`'s canvas, in the same font and colours."""
 from __future__ import annotations
 
 import os

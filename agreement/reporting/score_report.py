@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from agreement.reporting import plots
+from agreement.reporting.accuracy_plots import plot_by_attractors, plot_by_construction
 from agreement.reporting.curve_report import write_curve
 from agreement.reporting.humans import HumanIndex
 from agreement.reporting.predictions import prediction_table
@@ -35,8 +36,8 @@ def write_report(directory, scoring: Scoring, *, rng: np.random.Generator, human
         build_results(scoring.table, rng=rng, humans=humans), testsets=scoring.labels, method=scoring.method,
         notes=scoring.notes, paradigm_humans=paradigm_humans, reference=reference,
         conventions=scoring.conventions, predictions=prediction_table(scoring.predictions))
-    plots.plot_by_construction(results, directory / "accuracy_by_construction.png")
-    plots.plot_by_attractors(results, directory / "accuracy_by_attractors.png")
+    plot_by_construction(results, directory / "accuracy_by_construction.png")
+    plot_by_attractors(results, directory / "accuracy_by_attractors.png")
     if humans is not None:
         plots.plot_model_vs_human(scoring.table, humans, directory / "model_vs_human.png", results=results)
     if perturbed(results):

@@ -71,7 +71,7 @@ from lm.lanes import lanes_for, side_by_side
 from lm.openings import group_openings
 from lm.pieces import (CONVENTIONS, DEFAULT, EncodingCache, check_convention, offsets_from_pieces,
                        spaces_of, word_sums)
-from formats.files import sha256_of
+from formats.digests import sha256_of
 
 #: llama.cpp's limit on distinct sequences in one context (LLAMA_MAX_SEQ)
 MAX_SEQ = 256

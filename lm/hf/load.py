@@ -28,7 +28,7 @@ from pathlib import Path
 from lm.errors import FieldError, LMError, literal
 from lm.hf.files import check_hf_dir, hf_architecture
 from lm.loaders import register
-from formats.files import sha256_of
+from formats.digests import sha256_of
 
 INSTALL_HINT = "pip install 'agree-bench[hf]'"
 DTYPES = ("float32", "bfloat16", "float16")

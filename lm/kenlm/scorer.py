@@ -34,7 +34,7 @@ from lm.base import Scorer
 from lm.loaders import register
 from lm.errors import FieldError, LMError
 from lm.training.trainers import Trainer, TrainRun, register_trainer
-from formats.files import sha256_of
+from formats.digests import sha256_of
 from formats.vocab import VOCAB_CHECKSUM, read_vocab
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,8 @@ import torch
 
 from lm.errors import FieldError, LMError, literal
 from lm.training.trainers import CHECKPOINT_FILE  # noqa: F401  (one name, handed on)
-from formats.files import named, sha256_of
+from formats.digests import sha256_of
+from formats.files import named
 from formats.vocab import VOCAB_CHECKSUM
 
 MODEL_FILE = "model.pt"

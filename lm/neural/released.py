@@ -42,7 +42,7 @@ import torch
 
 from lm.neural.checkpoint import save_weights
 from lm.errors import LMError
-from formats.files import sha256_of
+from formats.digests import sha256_of
 from formats.vocab import VOCAB_CHECKSUM, read_vocab
 from lm.neural.models import LMConfig, build_model
 

@@ -11,11 +11,11 @@ candidate logits are gathered from that same block (identical to ``h @ W[t].T +
 b[t]``, minus the extra work).
 
 Batching: sequences are sorted by length, longest first, and cut into batches of
-at most ``batch_size``. The LSTM reads each batch packed (what
-``pack_padded_sequence`` does, done with the ``features(input, state)``
-interface): the time steps are read in stretches, and after each stretch the
-sequences that have ended leave the batch (their rows of the state are sliced
-off), so no step is computed on padding. The transformer reads a right-padded
+at most ``batch_size``. The LSTM reads a batch one time step at a time, one row
+per distinct prefix (:mod:`lm.neural.prefixes`): a sequence that has ended leaves
+the batch, and a beginning that several sequences share (nonce variants, the two
+sentences of a pair, a prefix read once per subword candidate) is read once, so
+no step is computed on padding or twice. The transformer reads a right-padded
 batch in one call; batches are also cut where padding would pass 25%. Both
 models are causal (an output at position t depends on inputs up to t), so
 padding after a sequence never changes the vectors gathered at its real positions.
@@ -60,6 +60,7 @@ from lm.model_checks import check_config_matches, check_config_types, check_fini
 from lm.neural.sentence import SentenceScoring
 from lm.corpus.subword import EOS, SPM_FILE, UNK, SubwordVocab
 from lm.neural.models import LMConfig, build_model
+from lm.neural.prefixes import prefix_steps
 
 WEIGHTS_FILE = "model.pt"
 VOCAB_FILE = "vocab.txt"
@@ -172,43 +173,53 @@ class NeuralScorer(SentenceScoring, Scorer):
         """Hidden vectors at the ``wanted`` positions of each sequence, fresh state.
 
         Returns (sum of len(wanted[i]), H), rows in order of i then position.
-        Sequences go longest first in batches of ``batch_size``. The LSTM reads a
-        batch packed, as ``pack_padded_sequence`` would: one ``features`` call per
-        stretch of time steps over the sequences not yet finished (the state is
-        sliced down as the shorter ones end), so no step is spent on padding.
-        The transformer reads a right-padded batch in one call.
+        Sequences go longest first in batches of ``batch_size``. The LSTM reads a batch
+        one step at a time, one row per distinct prefix (:mod:`lm.neural.prefixes`): no
+        step is spent on padding, nor twice on a beginning that sequences share. The
+        transformer reads a right-padded batch in one call.
         """
         order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
         offsets = np.cumsum([0] + [len(w) for w in wanted])
+        read = self._read_prefixes if self.stateful else self._read_padded
         rows = None
         for batch in self._batches(order, seqs):
-            cut = [self._overflow(len(seqs[i]), wanted[i]) for i in batch]
-            lens = [len(seqs[i]) - c for i, c in zip(batch, cut)]      # descending
-            x = torch.full((len(batch), max(lens)), self.eos_id, dtype=torch.long)
-            b_idx, t_idx, dest = [], [], []
-            for b, (i, c) in enumerate(zip(batch, cut)):
-                x[b, :lens[b]] = torch.tensor(seqs[i][c:])
-                b_idx += [b] * len(wanted[i])
-                t_idx += [t - c for t in wanted[i]]
-                dest += range(offsets[i], offsets[i + 1])
-            x = x.to(self.device)
-            b_idx, t_idx, dest = (torch.tensor(v, device=self.device)
-                                  for v in (b_idx, t_idx, dest))
-            ends = sorted(set(lens)) if self.stateful else [max(lens)]
-            state, t0 = None, 0
-            for t1 in ends:
-                # the unfinished sequences are the first rows (lens descending)
-                active = sum(1 for n in lens if n >= t1) if self.stateful else len(lens)
-                if state is not None:
-                    state = tuple(s[:, :active].contiguous() for s in state)
-                h, state = self.model.features(x[:active, t0:t1], state)   # (a, t1-t0, H)
-                sel = ((t_idx >= t0) & (t_idx < t1)).nonzero().squeeze(1)
-                picked = h[b_idx[sel], t_idx[sel] - t0]                    # (rows, H)
+            dest = [range(offsets[i], offsets[i + 1]) for i in batch]
+            for where, picked in read([seqs[i] for i in batch], [wanted[i] for i in batch], dest):
                 if rows is None:
                     rows = picked.new_empty((int(offsets[-1]), picked.shape[1]))
-                rows[dest[sel]] = picked
-                t0 = t1
+                rows[torch.tensor(where, device=self.device)] = picked
         return rows
+
+    def _read_prefixes(self, seqs, wanted, dest):
+        """Yield (destination rows, hidden vectors) step by step, one row per distinct prefix."""
+        want: dict[int, list[tuple[int, int]]] = {}     # step -> (sequence, destination row)
+        for b, (positions, rows) in enumerate(zip(wanted, dest)):
+            for t, d in zip(positions, rows):
+                want.setdefault(t, []).append((b, d))
+        state = None
+        for t, step in enumerate(prefix_steps(seqs)):
+            if state is not None:
+                parents = torch.tensor(step.parents, device=self.device)
+                state = tuple(s.index_select(1, parents) for s in state)
+            x = torch.tensor(step.tokens, device=self.device)[:, None]
+            h, state = self.model.features(x, state)                 # (rows, 1, H)
+            if t in want:
+                seq, where = zip(*want[t])
+                yield where, h[torch.tensor([step.rows[b] for b in seq], device=self.device), 0]
+
+    def _read_padded(self, seqs, wanted, dest):
+        """Yield (destination rows, hidden vectors) of one right-padded call."""
+        cut = [self._overflow(len(s), w) for s, w in zip(seqs, wanted)]
+        lens = [len(s) - c for s, c in zip(seqs, cut)]
+        x = torch.full((len(seqs), max(lens)), self.eos_id, dtype=torch.long)
+        b_idx, t_idx, where = [], [], []
+        for b, (s, c) in enumerate(zip(seqs, cut)):
+            x[b, :lens[b]] = torch.tensor(s[c:])
+            b_idx += [b] * len(wanted[b])
+            t_idx += [t - c for t in wanted[b]]
+            where += dest[b]
+        h, _ = self.model.features(x.to(self.device))              # (B, T, H)
+        yield where, h[torch.tensor(b_idx, device=self.device), torch.tensor(t_idx, device=self.device)]
 
     def _batches(self, order: list[int], seqs: list[list[int]]):
         """Consecutive runs of ``order`` (longest first), at most ``batch_size`` each; for
@@ -251,10 +262,14 @@ class NeuralScorer(SentenceScoring, Scorer):
     def _candidate_logprob(self, h: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         """log P(ids[r, j] | h[r]) for (rows, H) hidden vectors and (rows, k) ids."""
         out = torch.empty(ids.shape, device=self.device, dtype=torch.float32)
+        block = None     # one (rows, V) block for every slice: a fresh one costs its page faults
         for s in range(0, h.shape[0], LOGIT_ROWS):
-            logits = torch.addmm(self._b, h[s:s + LOGIT_ROWS], self._W.t())  # (r, V)
-            norm = torch.logsumexp(logits.float(), dim=1, keepdim=True)
-            out[s:s + LOGIT_ROWS] = logits.gather(1, ids[s:s + LOGIT_ROWS]).float() - norm
+            rows = h[s:s + LOGIT_ROWS]
+            if block is None:
+                block = rows.new_empty((rows.shape[0], self._W.shape[0]))
+            logits = torch.addmm(self._b, rows, self._W.t(), out=block[:rows.shape[0]])  # (r, V)
+            picked = logits.gather(1, ids[s:s + LOGIT_ROWS]).float()
+            out[s:s + LOGIT_ROWS] = picked - _logsumexp_(logits.float())
         return out
 
     def _boundary_logprob(self, h: torch.Tensor) -> torch.Tensor:
@@ -294,6 +309,15 @@ class NeuralScorer(SentenceScoring, Scorer):
         if self.word_end:
             total += self._boundary_logprob(h[is_end])
         return total.view(len(prefixes), k)
+
+
+def _logsumexp_(x: torch.Tensor) -> torch.Tensor:
+    """``torch.logsumexp(x, 1, keepdim=True)`` with ``x`` used up as its scratch space:
+    the same operations in the same order (so the same bits), without the (rows, V)
+    temporary torch's own allocates for ``x - max``."""
+    top = x.amax(1, keepdim=True)
+    shift = top.masked_fill(top.abs() == float("inf"), 0)
+    return x.sub_(top).exp_().sum(1, keepdim=True).log_().add_(shift)
 
 
 # ---- loading a model directory ---------------------------------------------
