@@ -28,6 +28,7 @@ the spaces between words.
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Sequence
 
@@ -57,6 +58,13 @@ def attaches_right(word: str) -> bool:
     return word in _OPENING or _plain(word) in _ELISIONS
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _attachment(word: str) -> tuple[bool, bool]:
+    """(attaches left, attaches right), asked once per distinct word (every item's words
+    are spaced on every score call)."""
+    return attaches_left(word), attaches_right(word)
+
+
 def space_after(words: Sequence[str]) -> tuple[bool, ...]:
     """The rule's spacing flags for ``words`` (one per word; the last is False)."""
     n = len(words)
@@ -69,9 +77,10 @@ def space_after(words: Sequence[str]) -> tuple[bool, ...]:
             elif not open_quote[w]:            # an opening quote: no space after it
                 flags[i] = False
             open_quote[w] = not open_quote[w]
-        if i > 0 and attaches_left(w):
+        left, right = _attachment(w)
+        if i > 0 and left:
             flags[i - 1] = False
-        if attaches_right(w):
+        if right:
             flags[i] = False
     if n:
         flags[-1] = False
