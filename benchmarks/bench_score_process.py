@@ -26,10 +26,15 @@ Usage: ``PYTHONPATH=. python benchmarks/bench_score_process.py [--runs 3] [--nai
 About 2.5 minutes a pair on 2 idle CPU cores, nearly all of it the naive process. Last line:
 ``score_process: SECONDS s, RATIOx naive``.
 
-Measured here (2 shared cores, load average 8 to 10 from other jobs all along, 3 pairs):
-agree 15.39 s wall (8.54 s CPU), naive 203.24 s (98.55 s CPU): ``score_process: 15.39 s,
-13.2x naive``. Against the previous agree (issue 36's starting point) in the same load,
-alternated five times: 0.80x the wall time, 0.82x the CPU time (7.4 s against 9.3 s CPU).
+Measured here (2 cores, load 0.3-1.0, 3 pairs): agree 5.99 s wall (min 5.77; 6.10 s CPU),
+naive 78.78 s: ``score_process: 5.99 s, 13.1x naive``. What the cuts of this figure were
+(issue 36): the two accuracy plots drawn on a Pillow canvas instead of matplotlib (its import
+and layout were ~0.9 s), the LSTM reading each distinct prefix once (13,860 steps instead of
+16,440 tokens; the same bits), the logits block reused and its logsumexp taken in place (the
+same bits), the model's checksum kept on disk by its stat (0.26 s of hashing 287 MB). Against
+the code before them, alternated with ``farm-bench`` (10 pairs): 6.04 s against 7.99 s
+(0.77x); in a quieter hour 5.33 s against 7.00 s. The machine's speed moves by a fifth over
+minutes: compare within one call, not across calls.
 """
 from __future__ import annotations
 
