@@ -25,9 +25,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 import time
 from pathlib import Path
+
+from formats.files import atomic_write_text
 
 #: files smaller than this are hashed every time (a few ms; not worth an entry)
 MIN_CACHED_BYTES = 16 << 20
@@ -84,13 +85,6 @@ def _computed(path, st: os.stat_result) -> str:
 def _store(entry: Path, digest: str) -> None:
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "w", encoding="ascii") as fh:
-                fh.write(digest + "\n")
-            os.replace(tmp, entry)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        atomic_write_text(entry, digest + "\n")
     except OSError:
         pass   # the cache only saves time: without it the file is hashed again next time

@@ -9,7 +9,6 @@ import json
 import math
 import os
 import platform
-import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -17,7 +16,7 @@ from typing import Any, Iterable, Sequence
 from formats.errors import AgreeError
 from formats.distribution import version as distribution_version
 from formats.digests import sha256_of
-from formats.files import rooted
+from formats.files import atomic_write_text, rooted
 
 MANIFEST = "manifest.json"
 
@@ -27,27 +26,7 @@ AGREE_VERSION = distribution_version()
 # Distributions whose versions every manifest records; the kenlm module comes from
 # ufal.kenlm's wheel (kenlm itself where a user installed that instead).
 _PACKAGES = ("torch", "numpy", "conllu", "kenlm", "ufal.kenlm", "sentencepiece", "click",
-             "mwxml", "mwparserfromhell", "matplotlib")
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600; match a plain open()
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+             "mwxml", "mwparserfromhell", "matplotlib", "pillow")
 
 
 def describe_inputs(paths: Iterable[str | os.PathLike],

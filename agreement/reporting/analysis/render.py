@@ -14,7 +14,7 @@ from agreement.reporting.analysis.mixed import attractor_effects
 from agreement.reporting.analysis.run import Analysis
 from agreement.reporting.png import save_png, subplots
 from agreement.reporting.stats import N_BOOT
-from formats.manifest import atomic_write_text
+from formats.files import atomic_write_text
 
 
 def _clean(v):
