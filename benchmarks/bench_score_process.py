@@ -27,7 +27,8 @@ About 2.5 minutes a pair on 2 idle CPU cores, nearly all of it the naive process
 ``score_process: SECONDS s, RATIOx naive``.
 
 Measured here (2 cores, load 0.3-1.0, 3 pairs): agree 5.99 s wall (min 5.77; 6.10 s CPU),
-naive 78.78 s: ``score_process: 5.99 s, 13.1x naive``. What the cuts of this figure were
+naive 78.78 s: ``score_process: 5.99 s, 13.1x naive``; in two other hours 6.86 s, 13.7x and
+7.27 s, 12.2x (the naive process 91.8 and 88.6 s). What the cuts of this figure were
 (issue 36): the two accuracy plots drawn on a Pillow canvas instead of matplotlib (its import
 and layout were ~0.9 s), the LSTM reading each distinct prefix once (13,860 steps instead of
 16,440 tokens; the same bits), the logits block reused and its logsumexp taken in place (the
