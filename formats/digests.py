@@ -50,7 +50,8 @@ def sha256_of(path: str | os.PathLike) -> str:
     st = os.stat(path)
     seen = (os.path.abspath(path), st.st_size, st.st_mtime_ns, st.st_ino)
     if seen not in _SEEN:
-        _SEEN[seen] = _cached(path, st) or _computed(path, st)
+        entry = _entry(path, st)
+        _SEEN[seen] = _cached(entry) or _computed(path, st, entry)
     return _SEEN[seen]
 
 
@@ -62,8 +63,7 @@ def _entry(path, st: os.stat_result) -> Path | None:
     return cache_dir() / hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _cached(path, st: os.stat_result) -> str | None:
-    entry = _entry(path, st)
+def _cached(entry: Path | None) -> str | None:
     try:
         text = entry.read_text(encoding="ascii").strip() if entry is not None else ""
     except (OSError, UnicodeDecodeError):
@@ -71,11 +71,10 @@ def _cached(path, st: os.stat_result) -> str | None:
     return text if _HEX.fullmatch(text) else None
 
 
-def _computed(path, st: os.stat_result) -> str:
+def _computed(path, st: os.stat_result, entry: Path | None) -> str:
     started = time.time_ns()
     with open(path, "rb") as fh:
         digest = hashlib.file_digest(fh, "sha256").hexdigest()
-    entry = _entry(path, st)
     settled = started - max(st.st_mtime_ns, st.st_ctime_ns) >= SETTLED_SECONDS * 1e9
     if entry is not None and settled and os.stat(path).st_ctime_ns == st.st_ctime_ns:
         _store(entry, digest)

@@ -33,8 +33,10 @@ def prefix_steps(seqs: Sequence[Sequence[int]]) -> list[PrefixStep]:
         raise ValueError("prefix_steps reads sequences longest first")
     steps: list[PrefixStep] = []
     row = [0] * len(seqs)          # each sequence's row at the step before
+    active = len(seqs)             # the sequences longer than t: the first ones
     for t in range(len(seqs[0]) if seqs else 0):
-        active = sum(1 for seq in seqs if len(seq) > t)
+        while len(seqs[active - 1]) <= t:
+            active -= 1
         index: dict[tuple[int, int], int] = {}
         tokens: list[int] = []
         parents: list[int] = []

@@ -259,15 +259,21 @@ class NeuralScorer(SentenceScoring, Scorer):
         return torch.cat(outs)[ends]                                # (n, H)
 
     # ---- output layer -------------------------------------------------------
-    def _candidate_logprob(self, h: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-        """log P(ids[r, j] | h[r]) for (rows, H) hidden vectors and (rows, k) ids."""
-        out = torch.empty(ids.shape, device=self.device, dtype=torch.float32)
-        block = None     # one (rows, V) block for every slice: a fresh one costs its page faults
+    def _logit_blocks(self, h: torch.Tensor):
+        """Yield (start, logits) for ``LOGIT_ROWS`` rows of ``h`` at a time: the (r, V)
+        logits in one block reused for every slice (a fresh one costs its page faults),
+        which the caller may use up (:func:`_logsumexp_`)."""
+        block = None
         for s in range(0, h.shape[0], LOGIT_ROWS):
             rows = h[s:s + LOGIT_ROWS]
             if block is None:
                 block = rows.new_empty((rows.shape[0], self._W.shape[0]))
-            logits = torch.addmm(self._b, rows, self._W.t(), out=block[:rows.shape[0]])  # (r, V)
+            yield s, torch.addmm(self._b, rows, self._W.t(), out=block[:rows.shape[0]])
+
+    def _candidate_logprob(self, h: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        """log P(ids[r, j] | h[r]) for (rows, H) hidden vectors and (rows, k) ids."""
+        out = torch.empty(ids.shape, device=self.device, dtype=torch.float32)
+        for s, logits in self._logit_blocks(h):
             picked = logits.gather(1, ids[s:s + LOGIT_ROWS]).float()
             out[s:s + LOGIT_ROWS] = picked - _logsumexp_(logits.float())
         return out
@@ -275,10 +281,10 @@ class NeuralScorer(SentenceScoring, Scorer):
     def _boundary_logprob(self, h: torch.Tensor) -> torch.Tensor:
         """log P(next piece starts a word or is <eos> | h) for (rows, H) vectors."""
         out = torch.empty(h.shape[0], device=self.device, dtype=torch.float32)
-        for s in range(0, h.shape[0], LOGIT_ROWS):
-            logits = torch.addmm(self._b, h[s:s + LOGIT_ROWS], self._W.t()).float()
-            out[s:s + LOGIT_ROWS] = (torch.logsumexp(logits[:, self._boundary], dim=1)
-                                     - torch.logsumexp(logits, dim=1))
+        for s, logits in self._logit_blocks(h):
+            logits = logits.float()
+            boundary = torch.logsumexp(logits[:, self._boundary], dim=1)    # a copy: before the block is used up
+            out[s:s + LOGIT_ROWS] = boundary - _logsumexp_(logits)[:, 0]
         return out
 
     def _subword_logprob(self, prefixes, targets, k: int) -> torch.Tensor:
