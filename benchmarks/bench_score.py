@@ -278,13 +278,19 @@ def _picked(fast: list, n_items: int, n_naive: int) -> list:
     return [fast[i * n_items // n_naive] for i in range(n_naive)]
 
 
-def rows_read(scorer, prefixes) -> int:
-    """Steps of the LSTM's body the scorer computes: one per distinct prefix within each of
-    its batches (:mod:`lm.neural.prefixes`), fewer than the prefixes' tokens."""
+def rows_read(scorer, prefixes) -> tuple[int, int]:
+    """(steps of the LSTM's body, distinct words) the scorer computes: one step per distinct
+    prefix within each of its batches (:mod:`lm.neural.prefixes`), fewer than the prefixes'
+    tokens, and the first layer's input projection once per distinct word of each batch
+    (:mod:`lm.neural.cell`)."""
     seqs = [scorer._sentence_ids(p) for p in prefixes]
     order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
-    return sum(len(step.tokens) for batch in scorer._batches(order, seqs)
-               for step in prefix_steps([seqs[i] for i in batch]))
+    rows = words = 0
+    for batch in scorer._batches(order, seqs):
+        steps = prefix_steps([seqs[i] for i in batch])
+        rows += sum(len(step.tokens) for step in steps)
+        words += len({w for step in steps for w in step.tokens})
+    return rows, words
 
 
 def _bench_target(scorer, items, naive_items, index) -> tuple[float, float]:
@@ -294,11 +300,15 @@ def _bench_target(scorer, items, naive_items, index) -> tuple[float, float]:
     dt, fast = time_scorer(scorer, items)
     peak = max(peak, matmul_flops(device))
     body, head = body_flops_per_token(model), 2 * model.decoder.weight.numel()
-    tokens, rows = sum(len(p) + 1 for p, t, s in items), rows_read(scorer, [p for p, t, s in items])
-    useful = rows * body + len(items) * head     # the work done: shared beginnings are read once
+    tokens = sum(len(p) + 1 for p, t, s in items)
+    rows, words = rows_read(scorer, [p for p, t, s in items])
+    per_word = 2 * model.rnn.weight_ih_l0.numel()    # the first layer's input projection
+    # the work done: shared beginnings read once, the input projection once per word
+    useful = rows * (body - per_word) + words * per_word + len(items) * head
     rate = len(items) / dt
     print(f"machine fp32 matmul: {peak / 1e9:.1f} GFLOP/s ({device})")
-    print(f"prefixes: {tokens:,} tokens, {rows:,} read (one per distinct prefix)")
+    print(f"prefixes: {tokens:,} tokens, {rows:,} read (one per distinct prefix), "
+          f"{words:,} distinct words (per batch)")
     print(f"lstm 2x650, V={len(index)}: {rate:.1f} items/s, {useful / dt / 1e9:.1f} GFLOP/s "
           f"= {100 * useful / dt / peak:.0f}% of matmul (target >= 40%)")
     n_naive = len(naive_items)

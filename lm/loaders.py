@@ -14,6 +14,7 @@ not take one of these is not given it; any other option a kind does not take is 
 """
 from __future__ import annotations
 
+import gc
 import importlib
 import inspect
 import json
@@ -67,11 +68,24 @@ def read_config(model_dir: str | os.PathLike) -> dict:
     return config
 
 
+def import_heavy(module: str):
+    """``importlib.import_module(module)`` with the cyclic garbage collector paused: a
+    backend's first import brings in torch, some 140,000 objects, and the collector would
+    walk the growing heap three times over (0.1-0.2 s) to find next to no garbage."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return importlib.import_module(module)
+    finally:
+        if paused:
+            gc.enable()
+
+
 def loader_for(kind: str, path) -> Callable[..., Scorer]:
     """The loader registered for ``kind`` (its module imported on first use); ``path``: the
     model, for the message when no backend knows the kind."""
     if kind not in _LOADERS and kind in _BACKEND_MODULES:
-        importlib.import_module(_BACKEND_MODULES[kind])
+        import_heavy(_BACKEND_MODULES[kind])
     if kind not in _LOADERS:
         # "hf" is not written in a config.json: read_config infers it from model_type
         known = ", ".join(sorted(k for k in _BACKEND_MODULES if k not in ("hf", "gguf")))

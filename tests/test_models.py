@@ -1,10 +1,13 @@
 """lm.neural.models (LMConfig, LSTM, transformer) and lm.neural.softmax_loss (fused output layer + loss)."""
 from __future__ import annotations
 
+import gc
+
 import pytest
 import torch
 import torch.nn.functional as F
 
+from lm.loaders import import_heavy
 from lm.neural.checkpoint import MODEL_FILE, save_model
 from lm.neural.models import LMConfig, build_model, n_parameters
 from lm.neural.softmax_loss import linear_cross_entropy, token_nll
@@ -162,3 +165,19 @@ class TestFusedLoss:
         with torch.no_grad():   # without gradients the loss takes the same no-grad path
             loss = linear_cross_entropy(h, w, b, y).item()
         assert loss == pytest.approx(expected.mean().item(), rel=1e-5)
+
+
+def test_a_heavy_import_pauses_the_collector_and_gives_it_back():
+    """lm.loaders.import_heavy: the module imported, the collector as it was before (on or off)."""
+    assert gc.isenabled()
+    assert import_heavy("json").dumps([1]) == "[1]"
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        import_heavy("json")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ModuleNotFoundError):
+        import_heavy("no_such_module_here")
+    assert gc.isenabled()

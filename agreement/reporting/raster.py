@@ -5,7 +5,7 @@ lines and text), written as PNG without metadata (the same figure gives the same
 
 Why not matplotlib for these two: a score call takes a few seconds, and importing
 matplotlib and laying out two figures was a sixth of it (0.9 s of the paper's Italian set
-scored in 6.3 s); bars, whiskers, lines and text cost Pillow about 0.1 s. The plots that
+scored in 6.3 s); bars, whiskers, lines and text cost Pillow about 0.07 s. The plots that
 are drawn less often (robustness, humans, learning curves, inspect) stay with matplotlib
 (:mod:`agreement.reporting.png`), in the same font and the same colours.
 
@@ -111,5 +111,7 @@ class Canvas:
         self._draw.ellipse([x * SCALE - r, y * SCALE - r, x * SCALE + r, y * SCALE + r], fill=fill)
 
     def save(self, path: str | os.PathLike) -> None:
-        """Scale down and write the PNG (no text chunks: the same drawing, the same bytes)."""
-        self._image.resize(self.size, Image.Resampling.LANCZOS).save(path, format="PNG", dpi=(DPI, DPI))
+        """Scale down and write the PNG (no text chunks: the same drawing, the same bytes).
+        Each pixel is the mean of the SCALE x SCALE drawn under it (supersampling's own
+        resolve: a tenth of the time of a Lanczos filter, and no ringing at edges)."""
+        self._image.reduce(SCALE).save(path, format="PNG", dpi=(DPI, DPI))

@@ -374,7 +374,7 @@ def _cells(per_item, rows: _Rows, group, kind, n_models, conditions, by, rng, n_
         values = sorted({v for c, v in keys_of if c == cond}, key=lambda v: (v is None, bare[v], v))
         for value in values:
             keys = keys_of[(cond, value)]
-            item_means = [float(np.mean(per_item[k][1])) for k in keys]
+            item_means = [_mean(per_item[k][1]) for k in keys]
             if per_model and len(per_model) > 1:
                 accs = [np.mean(v) for m in per_model
                         if (v := [per_model[m][k][1] for k in keys if k in per_model[m]])]
@@ -385,6 +385,12 @@ def _cells(per_item, rows: _Rows, group, kind, n_models, conditions, by, rng, n_
             out.append(Cell(group, kind, n_models, cond, by, value, len(keys), _pct(mean),
                             _pct(spread) if spread is not None else None, _pct(lo), _pct(hi)))
     return out
+
+
+def _mean(values: list[float]) -> float:
+    """np.mean's value; one model's single score is its own mean (np.mean of one value
+    returns it unchanged: skipping the call spares a few microseconds per item and cell)."""
+    return values[0] if len(values) == 1 else float(np.mean(values))
 
 
 def _judged(scored: ScoredTable, rows: _Rows, humans: HumanIndex) -> dict:

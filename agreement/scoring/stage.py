@@ -23,6 +23,7 @@ from formats.run import RunContext
 from formats.scored import write_scored
 from formats.testsets import TestSet, load_testset
 from lm.load import ModelSpec
+from lm.loaders import import_heavy
 from treebanks.errors import literal
 
 log = logging.getLogger(__name__)
@@ -180,8 +181,7 @@ def _torch_threads(n: int | None) -> Iterator[None]:
     if n is None:
         yield
         return
-    import torch  # lazy: heavy, and only neural models need it
-
+    torch = import_heavy("torch")   # lazy: heavy, and only neural models need it
     old = torch.get_num_threads()
     torch.set_num_threads(n)
     try:

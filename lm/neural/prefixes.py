@@ -10,7 +10,8 @@ sequences that long, its state taken from the row of the prefix one token shorte
 On the paper's Italian set (1,190 items; 16,440 tokens up to the targets) that is 13,791
 rows. Every row goes through the same operations as when its sequence is read alone (a
 row of a matrix product does not depend on the others), so the figures are the same, bit
-for bit on a CPU, as reading each sequence whole.
+for bit on a CPU, as reading each sequence alone. (The steps themselves:
+:mod:`lm.neural.cell`.)
 """
 from __future__ import annotations
 

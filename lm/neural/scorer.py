@@ -15,7 +15,8 @@ at most ``batch_size``. The LSTM reads a batch one time step at a time, one row
 per distinct prefix (:mod:`lm.neural.prefixes`): a sequence that has ended leaves
 the batch, and a beginning that several sequences share (nonce variants, the two
 sentences of a pair, a prefix read once per subword candidate) is read once, so
-no step is computed on padding or twice. The transformer reads a right-padded
+no step is computed on padding or twice. Its first layer's input projection is
+computed once per distinct word of the batch (:mod:`lm.neural.cell`). The transformer reads a right-padded
 batch in one call; batches are also cut where padding would pass 25%. Both
 models are causal (an output at position t depends on inputs up to t), so
 padding after a sequence never changes the vectors gathered at its real positions.
@@ -61,6 +62,7 @@ from lm.neural.sentence import SentenceScoring
 from lm.corpus.subword import EOS, SPM_FILE, UNK, SubwordVocab
 from lm.neural.models import LMConfig, build_model
 from lm.neural.prefixes import prefix_steps
+from lm.neural.cell import SteppedLSTM, gather_state
 
 WEIGHTS_FILE = "model.pt"
 VOCAB_FILE = "vocab.txt"
@@ -191,21 +193,29 @@ class NeuralScorer(SentenceScoring, Scorer):
         return rows
 
     def _read_prefixes(self, seqs, wanted, dest):
-        """Yield (destination rows, hidden vectors) step by step, one row per distinct prefix."""
+        """Yield (destination rows, hidden vectors) step by step, one row per distinct
+        prefix, the first layer's input projection computed once per distinct word
+        (:mod:`lm.neural.cell`)."""
         want: dict[int, list[tuple[int, int]]] = {}     # step -> (sequence, destination row)
         for b, (positions, rows) in enumerate(zip(wanted, dest)):
             for t, d in zip(positions, rows):
                 want.setdefault(t, []).append((b, d))
+        steps = prefix_steps(seqs)
+        words = sorted({w for step in steps for w in step.tokens})
+        slot = {w: i for i, w in enumerate(words)}
+        lstm = SteppedLSTM.of(self.model.rnn)      # per call: the weights as they are now
+        # the embedding as the model reads it (its dropout is off in eval mode)
+        x = self.model.embedding(torch.tensor(words, device=self.device))
+        word_gates = lstm.input_gates(x)                     # (words, 4H)
         state = None
-        for t, step in enumerate(prefix_steps(seqs)):
+        for t, step in enumerate(steps):
             if state is not None:
-                parents = torch.tensor(step.parents, device=self.device)
-                state = tuple(s.index_select(1, parents) for s in state)
-            x = torch.tensor(step.tokens, device=self.device)[:, None]
-            h, state = self.model.features(x, state)                 # (rows, 1, H)
+                state = gather_state(state, step.parents)
+            gates = word_gates.index_select(0, torch.tensor([slot[w] for w in step.tokens], device=self.device))
+            h, state = lstm.step(gates, state)                # (rows, H)
             if t in want:
                 seq, where = zip(*want[t])
-                yield where, h[torch.tensor([step.rows[b] for b in seq], device=self.device), 0]
+                yield where, h[torch.tensor([step.rows[b] for b in seq], device=self.device)]
 
     def _read_padded(self, seqs, wanted, dest):
         """Yield (destination rows, hidden vectors) of one right-padded call."""
