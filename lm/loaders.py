@@ -14,8 +14,6 @@ not take one of these is not given it; any other option a kind does not take is 
 """
 from __future__ import annotations
 
-import gc
-import importlib
 import inspect
 import json
 import os
@@ -24,6 +22,7 @@ from typing import Callable
 
 from lm.base import CONFIG_FILE, Scorer
 from lm.errors import LMError
+from lm.heavy import import_heavy
 
 #: kind -> module that registers its loader (imported when the kind is first loaded)
 _BACKEND_MODULES = {
@@ -66,19 +65,6 @@ def read_config(model_dir: str | os.PathLike) -> dict:
         raise LMError(f"{path}: neither a model directory of ours (no 'kind') nor a "
                       "Hugging Face model (no 'model_type')")
     return config
-
-
-def import_heavy(module: str):
-    """``importlib.import_module(module)`` with the cyclic garbage collector paused: a
-    backend's first import brings in torch, some 140,000 objects, and the collector would
-    walk the growing heap three times over (0.1-0.2 s) to find next to no garbage."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        return importlib.import_module(module)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def loader_for(kind: str, path) -> Callable[..., Scorer]:
