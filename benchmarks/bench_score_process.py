@@ -26,16 +26,20 @@ Usage: ``PYTHONPATH=. python benchmarks/bench_score_process.py [--runs 3] [--nai
 About 2.5 minutes a pair on 2 idle CPU cores, nearly all of it the naive process. Last line:
 ``score_process: SECONDS s, RATIOx naive``.
 
-Measured here (2 cores, load 0.3-1.0, 3 pairs): agree 5.99 s wall (min 5.77; 6.10 s CPU),
-naive 78.78 s: ``score_process: 5.99 s, 13.1x naive``; in two other hours 6.86 s, 13.7x and
-7.27 s, 12.2x (the naive process 91.8 and 88.6 s). What the cuts of this figure were
-(issue 36): the two accuracy plots drawn on a Pillow canvas instead of matplotlib (its import
-and layout were ~0.9 s), the LSTM reading each distinct prefix once (13,860 steps instead of
-16,440 tokens; the same bits), the logits block reused and its logsumexp taken in place (the
-same bits), the model's checksum kept on disk by its stat (0.26 s of hashing 287 MB). Against
-the code before them, alternated with ``farm-bench`` (10 pairs): 6.04 s against 7.99 s
-(0.77x); in a quieter hour 5.33 s against 7.00 s. The machine's speed moves by a fifth over
-minutes: compare within one call, not across calls.
+Measured here (2 cores, load 1.0, 3 pairs): agree 5.89 s wall (min 4.91, max 6.11; 5.97 s
+CPU), naive 94.80 s: ``score_process: 5.89 s, 17.5x naive``, in an hour when the naive process
+took a fifth longer than in the quiet hour of an earlier 5.99 s, 13.1x (78.8 s). What the
+cuts of this figure were (issue 36): the two accuracy plots drawn on a Pillow canvas instead
+of matplotlib (its import and layout were ~0.9 s) and resolved by a 2x2 mean; the LSTM
+reading each distinct prefix once (13,860 steps instead of 16,440 tokens) and stepped with
+its own weights, the first layer's input projection once per distinct word (a fifth less
+time than ``nn.LSTM`` step by step; the same figures to 1e-6, not its bits); the logits
+block reused and its logsumexp taken in place (the same bits); the model's checksum kept on
+disk by its stat (0.26 s of hashing 287 MB); the garbage collector kept off torch's 140,000
+objects (paused during the import, then frozen: a score run's collections 0.32 -> 0.04 s)
+and off the interpreter's exit (0.4 s). Against the code at the start of that session,
+alternated with ``farm-bench`` (10 pairs): 5.21 s against 6.89 s (0.77x). The machine's
+speed moves by a fifth over minutes: compare within one call, not across calls.
 """
 from __future__ import annotations
 
