@@ -28,7 +28,8 @@ About 2.5 minutes a pair on 2 idle CPU cores, nearly all of it the naive process
 
 Measured here (2 cores, load 1.0, 3 pairs): agree 5.89 s wall (min 4.91, max 6.11; 5.97 s
 CPU), naive 94.80 s: ``score_process: 5.89 s, 17.5x naive``, in an hour when the naive process
-took a fifth longer than in the quiet hour of an earlier 5.99 s, 13.1x (78.8 s). What the
+took a fifth longer than in the quiet hour of an earlier 5.99 s, 13.1x (78.8 s); again on the
+same code, 5.86 s (min 5.01, max 5.89), 15.5x (naive 90.8 s). What the
 cuts of this figure were (issue 36): the two accuracy plots drawn on a Pillow canvas instead
 of matplotlib (its import and layout were ~0.9 s) and resolved by a 2x2 mean; the LSTM
 reading each distinct prefix once (13,860 steps instead of 16,440 tokens) and stepped with
