@@ -58,7 +58,8 @@ class SteppedLSTM:
 
         def get(name: str, layer: int) -> torch.Tensor:
             w = getattr(rnn, f"{name}_l{layer}", None)
-            return w.detach() if w is not None else torch.zeros(4 * H, device=rnn.weight_hh_l0.device)
+            like = rnn.weight_hh_l0
+            return w.detach() if w is not None else torch.zeros(4 * H, device=like.device, dtype=like.dtype)
 
         layers = range(rnn.num_layers)
         return cls(hidden=H, w_ih0=get("weight_ih", 0),

@@ -45,6 +45,7 @@ transformer has no state to carry: the option is ignored there
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Sequence
 
@@ -182,7 +183,9 @@ class NeuralScorer(SentenceScoring, Scorer):
         """
         order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
         offsets = np.cumsum([0] + [len(w) for w in wanted])
-        read = self._read_prefixes if self.stateful else self._read_padded
+        # the LSTM's weights laid out for stepping once per call (the weights as they are now)
+        read = functools.partial(self._read_prefixes, SteppedLSTM.of(self.model.rnn)) \
+            if self.stateful else self._read_padded
         rows = None
         for batch in self._batches(order, seqs):
             dest = [range(offsets[i], offsets[i + 1]) for i in batch]
@@ -192,7 +195,7 @@ class NeuralScorer(SentenceScoring, Scorer):
                 rows[torch.tensor(where, device=self.device)] = picked
         return rows
 
-    def _read_prefixes(self, seqs, wanted, dest):
+    def _read_prefixes(self, lstm: SteppedLSTM, seqs, wanted, dest):
         """Yield (destination rows, hidden vectors) step by step, one row per distinct
         prefix, the first layer's input projection computed once per distinct word
         (:mod:`lm.neural.cell`)."""
@@ -203,7 +206,6 @@ class NeuralScorer(SentenceScoring, Scorer):
         steps = prefix_steps(seqs)
         words = sorted({w for step in steps for w in step.tokens})
         slot = {w: i for i, w in enumerate(words)}
-        lstm = SteppedLSTM.of(self.model.rnn)      # per call: the weights as they are now
         # the embedding as the model reads it (its dropout is off in eval mode)
         x = self.model.embedding(torch.tensor(words, device=self.device))
         word_gates = lstm.input_gates(x)                     # (words, 4H)
