@@ -180,9 +180,16 @@ def read_release(path: str | os.PathLike) -> Iterator[Item]:
     if not files:
         raise AgreeError(f"{path}: no {PAIRS_FILE} in it or in its language directories")
     for f in files:
+        seen: dict[tuple[str, int], str] = {}   # per file: an id starts with its treebank's language code
         rows = _parquet_rows(f) if f.suffix == ".parquet" else _json_rows(f)
         for where, row in rows:
-            yield row_item(row, where)
+            item = row_item(row, where)
+            key = (item.item_id, item.variant)
+            if key in seen:   # a pair scored twice would count twice in every table
+                raise AgreeError(f"{where}: item {item.item_id} variant {item.variant} again (first at "
+                                 f"{seen[key]}); an item id is unique in a release")
+            seen[key] = where
+            yield item
 
 
 def _json_rows(path: Path) -> Iterator[tuple[str, dict]]:

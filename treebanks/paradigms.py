@@ -257,18 +257,21 @@ class ParadigmTable:
         if not path.exists():
             raise TreebankError(f"{path}: no such paradigm table")
         table = cls()
-        with open(path, encoding="utf-8", newline="") as fh:
-            header = fh.readline().rstrip("\r\n").split("\t")
-            if tuple(header) != _HEADER:
-                raise TreebankError(f"{path}:1: not a paradigm table (expected header {' '.join(_HEADER)})")
-            for lineno, line in enumerate(fh, start=2):
-                cols = line.rstrip("\r\n").split("\t")
-                _check_row(cols, path, lineno)
-                try:
-                    feats = canonical_feats(cols[3])
-                except ValueError as e:
-                    raise TreebankError(f"{path}:{lineno}: {e}") from None
-                table.add(cols[0], cols[1], cols[2], feats, int(cols[4]))
+        try:
+            with open(path, encoding="utf-8", newline="") as fh:
+                header = fh.readline().rstrip("\r\n").split("\t")
+                if tuple(header) != _HEADER:
+                    raise TreebankError(f"{path}:1: not a paradigm table (expected header {' '.join(_HEADER)})")
+                for lineno, line in enumerate(fh, start=2):
+                    cols = line.rstrip("\r\n").split("\t")
+                    _check_row(cols, path, lineno)
+                    try:
+                        feats = canonical_feats(cols[3])
+                    except ValueError as e:
+                        raise TreebankError(f"{path}:{lineno}: {e}") from None
+                    table.add(cols[0], cols[1], cols[2], feats, int(cols[4]))
+        except UnicodeDecodeError as e:   # named here: the CLI's own line would not say which file
+            raise TreebankError(f"{path}: not valid UTF-8 ({e.reason}); not a paradigm table") from None
         return table
 
     def __len__(self) -> int:

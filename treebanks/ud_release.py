@@ -11,6 +11,11 @@ language, repository, commit and licence).
   treebank is the name before ``-ud-`` (``it_isdt``), the language the code before
   its first ``_`` (``it``, ``hyw``, ``orv``). A ``.conllu`` file named otherwise has
   no language and is skipped, with the reason (:attr:`UdFolder.skipped`).
+* **Each file once**: the walk follows no symbolic link to a folder and no link out of
+  the folder, and reads a file linked to from inside it once; a copy of a treebank file
+  (the same name and bytes in another folder) is read once, and two different files of
+  one name are a conflict of their language (item ids are made of file names). What is
+  left out, and the folders that cannot be listed, are said, never dropped silently.
 * **Licence**: each source that says one is read (the README's ``License:`` line,
   the TREEBANKS.md table, the licence named in LICENSE.txt) and the first of them in
   that order is the treebank's; when they differ, all are kept
@@ -21,6 +26,9 @@ language, repository, commit and licence).
 """
 from __future__ import annotations
 
+import dataclasses
+import errno
+import filecmp
 import os
 import re
 from dataclasses import dataclass
@@ -101,11 +109,14 @@ class Treebank:
 
 @dataclass(frozen=True)
 class UdFolder:
-    """What :func:`read_ud_folder` found: the treebanks (sorted by name) and the
-    ``.conllu`` files it skipped, each with why."""
+    """What :func:`read_ud_folder` found: the treebanks (sorted by name), the files and
+    folders it skipped, each with why, the folders it could not read, and the languages
+    whose files conflict (two different treebank files of one name)."""
     path: Path
     treebanks: tuple[Treebank, ...]
     skipped: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()     #: folders it could not list, each with why
+    conflicts: dict = dataclasses.field(default_factory=dict)   #: language code -> why it cannot be mined
 
 
 def treebank_of(file: Path) -> tuple[str, str] | None:
@@ -124,18 +135,21 @@ def treebank_of(file: Path) -> tuple[str, str] | None:
 
 
 def read_ud_folder(path: str | os.PathLike) -> UdFolder:
-    """The treebanks under ``path`` (any depth; hidden folders skipped). Raises
-    :class:`TreebankError` when ``path`` is not a directory or holds no treebank file."""
+    """The treebanks under ``path`` (any depth; hidden folders skipped; the walk rules
+    in :class:`_Walk`). Raises :class:`TreebankError` when ``path`` is not a directory or
+    holds no treebank file."""
     root = Path(path)
     if not root.is_dir():
         raise TreebankError(f"{root}: not a directory (a folder of UD treebanks is expected)")
-    files = sorted(f for f in _walk(root) if f.name.endswith(SUFFIXES))
+    walk = _Walk(root)
+    files = walk.files()
     if not files:
-        raise TreebankError(f"{root}: no {', '.join(SUFFIXES)} file in it or in its folders")
+        unread = f" ({walk.unreadable[0]})" if walk.unreadable else ""
+        raise TreebankError(f"{root}: no {', '.join(SUFFIXES)} file in it or in its folders{unread}")
     table = read_treebank_table(root / TABLE_FILE)
     groups: dict[tuple[Path, str], list[Path]] = {}
     codes: dict[tuple[Path, str], str] = {}
-    skipped = []
+    skipped = list(walk.skipped)
     for f in files:
         found = treebank_of(f)
         if found is None:
@@ -150,15 +164,142 @@ def read_ud_folder(path: str | os.PathLike) -> UdFolder:
         raise TreebankError(f"{root}: no treebank file named as UD names them (xx_treebank-ud-split.conllu); "
                             f"{skipped[0]}")
     treebanks.sort(key=lambda t: (t.name, str(t.directory)))
-    return UdFolder(root, tuple(treebanks), tuple(skipped))
+    treebanks, copies, conflicts = _one_of_each(treebanks)
+    return UdFolder(root, tuple(treebanks), tuple(skipped + copies), tuple(walk.unreadable), conflicts)
 
 
-def _walk(root: Path):
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in filenames:
-            if not name.startswith("."):
-                yield Path(dirpath, name)
+class _Walk:
+    """The files of a folder of treebanks, each read once. The walk follows no symbolic
+    link to a folder (one that leads back into the folder would give every treebank
+    again, one that leads out of it reads what is not the folder's) and no link to a
+    file outside the folder; a link to a file inside it is read once, as that file.
+    What it leaves out is said (``skipped``), as are the folders it cannot list
+    (``unreadable``): nothing is left out without a word."""
+
+    def __init__(self, root: Path):
+        self.root, self.real_root = root, os.path.realpath(root)
+        self.skipped: list[str] = []
+        self.unreadable: list[str] = []
+
+    def files(self) -> list[Path]:
+        """The treebank-named files (``SUFFIXES``), sorted, each real file once."""
+        found: list[tuple[Path, bool]] = []     # (path, is a symbolic link)
+        stack = [self.root]
+        while stack:
+            folder = stack.pop()
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError as e:
+                self.unreadable.append(f"{folder}: {os_reason(e)}")
+                continue
+            subdirs = self._entries(folder, entries, found)
+            stack.extend(reversed(subdirs))
+        return self._once(sorted(found))
+
+    def _entries(self, folder: Path, entries, found: list) -> list[Path]:
+        subdirs, treebank_files = [], 0
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            path = Path(e.path)
+            if e.is_symlink():
+                treebank_files += self._link(path, found)
+            elif e.is_dir(follow_symlinks=False):
+                subdirs.append(path)
+            elif e.name.endswith(SUFFIXES):
+                treebank_files += 1
+                if e.is_file(follow_symlinks=False):
+                    found.append((path, False))
+                else:   # opening a pipe would wait for a writer that never comes
+                    self.skipped.append(f"{path}: not a regular file (a pipe, socket or device), not read")
+        if not subdirs and not treebank_files and folder != self.root:
+            self.skipped.append(f"{folder}: no {SUFFIXES[0]} file in this folder")
+        return subdirs
+
+    def _link(self, path: Path, found: list) -> int:
+        real = os.path.realpath(path)
+        inside = real == self.real_root or real.startswith(self.real_root.rstrip(os.sep) + os.sep)
+        if os.path.isdir(path):
+            where = "back into" if inside else "out of"
+            self.skipped.append(f"{path}: a symbolic link to a folder ({real}), not followed: it leads {where} "
+                                f"the folder")
+            return 0
+        if not path.name.endswith(SUFFIXES):
+            return 0
+        if os.path.exists(path) and not inside:
+            self.skipped.append(f"{path}: a symbolic link out of the folder (to {real}), not followed")
+            return 0
+        found.append((path, True))   # a dangling link or a loop too: reading it fails its language, saying why
+        return 1
+
+    def _once(self, found: list[tuple[Path, bool]]) -> list[Path]:
+        """One path per real file: the file itself rather than a link to it."""
+        by_real: dict[str, Path] = {}
+        for path, link in sorted(found, key=lambda f: f[1]):      # files before links
+            real = os.path.realpath(path) if os.path.exists(path) else str(path)
+            if real in by_real:
+                self.skipped.append(f"{path}: a symbolic link to {by_real[real]}, which is read once")
+            else:
+                by_real[real] = path
+        return sorted(by_real.values())
+
+
+def os_reason(e: OSError) -> str:
+    """An OS error in words (``permission denied``), without the path it names."""
+    return (e.strerror or str(e)).lower()
+
+
+def unreadable_file(path: Path) -> str | None:
+    """Why a treebank file cannot be read (a dangling link, a link loop, no permission),
+    or None when it can be opened."""
+    try:
+        with open(path, "rb") as fh:
+            fh.read(1)
+    except OSError as e:
+        if os.path.islink(path) and not os.path.exists(path):
+            target = os.readlink(path)
+            what = "a symbolic-link loop" if e.errno == errno.ELOOP else f"a symbolic link to a missing file ({target})"
+            return f"{path}: cannot be read: {what}"
+        return f"{path}: cannot be read ({os_reason(e)})"
+    return None
+
+
+def _one_of_each(treebanks: list[Treebank]) -> tuple[list[Treebank], list[str], dict[str, str]]:
+    """Each treebank file once: item ids are made of file names, so two files of one
+    name (a copy of a treebank in another folder) would repeat them in a release. A
+    copy with the same bytes is left out, with a word; two different files of one name
+    are a conflict of their language (code -> message)."""
+    first: dict[str, Path] = {}
+    copies, conflicts, drop = [], {}, set()
+    for t in treebanks:
+        for f in t.files:
+            stem = _stem(f)
+            if stem not in first:
+                first[stem] = f
+            elif _same_bytes(first[stem], f):
+                copies.append(f"{f}: a copy of {first[stem]} (the same bytes), read once")
+                drop.add(f)
+            else:
+                conflicts.setdefault(t.language, f"two different treebank files named {stem}: {first[stem]} and {f} "
+                                                  f"(item ids would repeat in the release); keep one of them")
+    kept = []
+    for t in treebanks:
+        files = tuple(f for f in t.files if f not in drop)
+        if files:
+            kept.append(dataclasses.replace(t, files=files))
+    return kept, copies, conflicts
+
+
+def _stem(file: Path) -> str:
+    name = file.name
+    return next((name[: -len(s)] for s in SUFFIXES if name.endswith(s)), name)
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    try:
+        return filecmp.cmp(a, b, shallow=False)
+    except OSError:
+        return False
 
 
 def _treebank(name: str, code: str, directory: Path, files: tuple[Path, ...], table: dict) -> Treebank:

@@ -11,11 +11,16 @@ from agreement.errors import AgreeError
 from agreement.extraction.batch import extract_languages
 from agreement.extraction.config import ExtractConfig, parse_features, parse_relations
 from agreement.extraction.relation_arcs import RELATIONS
-from agreement.options import COUNT, PARALLEL, POSITIVE_INT, out_option, pass_run, quiet_option, seed_option
+from agreement.options import COUNT, PARALLEL, POSITIVE_INT, Number, out_option, pass_run, quiet_option, \
+    seed_option
 from agreement.parallel import EXECUTORS
 from treebanks.cache import default_cache_dir
 
 log = logging.getLogger(__name__)
+
+#: nonce variants per item in a release: refused before any work beyond this (every
+#: item of every language gets as many; agree nonce makes more for one test set)
+VARIANTS = Number(int, min=1, max=1000, why="nonce variants per item of a release; agree nonce makes more")
 
 
 def _codes(values) -> tuple[str, ...]:
@@ -36,7 +41,7 @@ def _codes(values) -> tuple[str, ...]:
                    "(RAY_ADDRESS or --ray-address, else a local cluster of --workers CPUs for the run).")
 @click.option("--ray-address", metavar="ADDR", default=None,
               help="With --executor ray: the Ray cluster to join (its machines must share --out and UD_DIR).")
-@click.option("--n", "n", type=POSITIVE_INT, default=9, show_default=True, help="Nonce variants per item.")
+@click.option("--n", "n", type=VARIANTS, default=9, show_default=True, help="Nonce variants per item.")
 @seed_option
 @click.option("--relations", default=",".join(RELATIONS), show_default=True, help="Relations mined, a comma list.")
 @click.option("--features", default="Gender|Number|Person", show_default=True,
@@ -88,8 +93,15 @@ def extract_all(run, ud_dir, only, exclude, workers, executor, ray_address, n, r
     with_items = [o.row for o in result.outcomes if o.row.items]
     log.info(f"{len(result.outcomes)} languages ({result.kept} kept from an earlier run), {len(with_items)} with "
              f"items: {result.items} items, {result.variants} nonce variants -> {run.out}")
+    unread = ""
+    if result.unreadable:
+        unread = (f"{len(result.unreadable)} folder(s) of {ud_dir} could not be read, so their treebanks are "
+                  f"missing ({'; '.join(result.unreadable)})")
     if result.failed:
         names = "; ".join(f"{o.row.language}: {o.error}" for o in result.failed)
         raise AgreeError(f"{len(result.failed)} of {len(result.outcomes)} languages failed and were skipped "
-                         f"({names}); the others are in {run.out}, and the same command again mines only "
-                         f"the failed ones once their treebanks are fixed")
+                         f"({names}){'; ' + unread if unread else ''}; the others are in {run.out}, and the "
+                         f"same command again mines only the failed ones once their treebanks are fixed")
+    if unread:
+        raise AgreeError(f"{unread}; the languages read are in {run.out}, and the same command again, once the "
+                         f"folders can be read, keeps them and mines the rest")

@@ -6,13 +6,15 @@ import logging
 import click
 
 from agreement.inspection.run import ANALYSES, FILLS, InspectOptions, inspect_to_dir
-from agreement.options import COUNT, CPUS, POSITIVE_INT, SIZE, Number, device_option, out_option, pass_run, \
+from agreement.options import CPUS, POSITIVE_INT, SIZE, Number, device_option, out_option, pass_run, \
     quiet_option, seed_option
 from formats.testsets import FORMATS
 
 log = logging.getLogger(__name__)
 
 FOLDS = Number(int, min=2, max=100, why="cross-validation folds")
+#: each random set is a pass over the items: beyond this a run would not end in a day
+DRAWS = Number(int, min=0, max=10_000, why="random sets, each a pass over the items")
 
 
 def _layers(ctx, param, value):
@@ -48,7 +50,7 @@ def _layers(ctx, param, value):
               help="What an ablated unit is fixed to: zero, or its mean state over the items.")
 @click.option("--top", type=POSITIVE_INT, default=2, show_default=True,
               help="Top-ranked units ablated together (against random sets of as many).")
-@click.option("--draws", type=COUNT, default=20, show_default=True, help="Random sets drawn as the control.")
+@click.option("--draws", type=DRAWS, default=20, show_default=True, help="Random sets drawn as the control.")
 @click.option("--folds", type=FOLDS, default=5, show_default=True, help="Probe cross-validation folds.")
 @click.option("--probe-items", type=POSITIVE_INT, default=2000, show_default=True,
               help="Items probed at most (whole items drawn by --seed).")

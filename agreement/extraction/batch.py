@@ -60,9 +60,11 @@ from formats.release import PAIRS_FILE, PARQUET_FILE, Source, parquet_available,
 from formats.release_card import FAILED, IndexRow, ReleaseCard, TreebankCard, write_datasheet, write_index
 from formats.release_card import DATASHEET_FILE, INDEX_FILE
 from formats.run import PACKAGES, RunContext
+from nonce.budget import check_nonce_size
 from nonce.generate import NonceConfig, NonceResult, make_nonce
 from treebanks.cache import file_sha256
 from treebanks.paradigms import PARADIGMS_FILE
+from treebanks.ud_release import unreadable_file
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +115,7 @@ class BatchResult:
     outcomes: tuple[LanguageOutcome, ...]
     excluded: tuple[str, ...] = ()
     skipped_files: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()    #: folders of UD_DIR that could not be listed (their treebanks are missing)
 
     @property
     def failed(self) -> tuple[LanguageOutcome, ...]:
@@ -138,6 +141,11 @@ def run_language(task: LanguageTask) -> LanguageOutcome:
     (module docstring). A domain error (a treebank the reader refuses) is the
     language's outcome, not raised."""
     start = time.perf_counter()
+    # a dangling link, a link loop, a file without read permission: an OS error later,
+    # which would stop the whole run; found here, it fails this language only
+    unread = [why for why in map(unreadable_file, task.language.files) if why]
+    if unread:
+        return _failed(task, "; ".join(unread), start)
     with _library_quiet():
         kept = kept_row(task)
         if kept is not None:
@@ -146,18 +154,26 @@ def run_language(task: LanguageTask) -> LanguageOutcome:
             with atomic_output_dir(task.out, COMMAND) as tmp:
                 row = _mine_into(task, tmp)
         except DomainError as e:
-            lang = task.language
-            row = IndexRow(lang.code, lang.name, tuple(t.name for t in lang.treebanks), license=_licences(lang),
-                           noncommercial=lang.noncommercial, reason=f"{FAILED}{' '.join(str(e).split())}")
-            return LanguageOutcome(row, seconds=time.perf_counter() - start, error=str(e))
+            return _failed(task, str(e), start)
     return LanguageOutcome(row, seconds=time.perf_counter() - start)
 
 
-def mine_language(files: Sequence[Path], config: ExtractConfig, seed: int, n: int) -> tuple[ExtractResult, NonceResult]:
+def _failed(task: LanguageTask, error: str, start: float) -> LanguageOutcome:
+    lang = task.language
+    row = IndexRow(lang.code, lang.name, tuple(t.name for t in lang.treebanks), license=_licences(lang),
+                   noncommercial=lang.noncommercial, reason=f"{FAILED}{' '.join(error.split())}")
+    return LanguageOutcome(row, seconds=time.perf_counter() - start, error=error)
+
+
+def mine_language(files: Sequence[Path], config: ExtractConfig, seed: int, n: int,
+                  out: Path | None = None) -> tuple[ExtractResult, NonceResult]:
     """One language's items (relation mining, wrong forms pooled over ``files``) and
     their ``n`` nonce variants seeded ``seed``, as ``agree extract --mode relations``
-    and ``agree nonce --seed SEED`` make them."""
+    and ``agree nonce --seed SEED`` make them. ``out``: where they will be written (the
+    variants that cannot fit its disk, or the memory, are refused before they are made)."""
     result = extract_items(files, config)
+    if out is not None:
+        check_nonce_size(len(result.items), n, out / ITEMS_FILE, out)
     nonce_config = NonceConfig(n=n, lang=config.lang, features=config.features, alternative_mode=config.alt,
                                values=config.values)
     return result, make_nonce(result.items, result.paradigms, nonce_config, random.Random(seed))
@@ -165,7 +181,7 @@ def mine_language(files: Sequence[Path], config: ExtractConfig, seed: int, n: in
 
 def _mine_into(task: LanguageTask, tmp: Path) -> IndexRow:
     lang = task.language
-    result, nonce = mine_language(lang.files, task.config, language_seed(task.seed, lang.code), task.n)
+    result, nonce = mine_language(lang.files, task.config, language_seed(task.seed, lang.code), task.n, tmp)
     write_items(tmp / ITEMS_FILE, result.items)
     write_relations(tmp / RELATIONS_FILE, result)
     result.paradigms.save(tmp / PARADIGMS_FILE)
@@ -267,22 +283,31 @@ def extract_languages(run: RunContext, ud_dir: str | os.PathLike, config: Extrac
     parquet = parquet_available() if parquet is None else parquet
     with claim_output(run.path(run.out), COMMAND, [run.path(ud_dir)], run.force) as target:
         codes = [lang.code for lang in selection.languages]
-        work = _work_dir(target, codes)
-        tasks = [LanguageTask(lang, dataclasses.replace(config, lang=lang.code), seed, n, work / lang.code, parquet,
-                              run.argv) for lang in sorted(selection.languages, key=lambda lg: -lg.size)]
+        work = target.with_name(target.name + ".partial")
         try:
+            work = _work_dir(target, codes)
+            tasks = [LanguageTask(lang, dataclasses.replace(config, lang=lang.code), seed, n, work / lang.code,
+                                  parquet, run.argv) for lang in sorted(selection.languages, key=lambda lg: -lg.size)]
             done = {task.language.code: outcome for task, outcome in
                     _progress(run_tasks(run_language, tasks, executor=executor, workers=workers, address=address),
                               len(tasks))}
         except BaseException:
-            if [p.name for p in work.iterdir()] == [PARTIAL_MARKER]:   # nothing to resume: leave nothing
-                shutil.rmtree(work)
+            _drop_if_empty(work)
             raise
-        result = BatchResult(target, tuple(done[c] for c in codes), selection.excluded, selection.skipped_files)
+        result = BatchResult(target, tuple(done[c] for c in codes), selection.excluded, selection.skipped_files,
+                             selection.unreadable)
         _write_top(run, work, ud_dir, selection.languages, result, config, seed, n, parquet, recipe)
         _finish(work, codes)
         commit_dir(work, target, COMMAND, run.force)
     return result
+
+
+def _drop_if_empty(work: Path) -> None:
+    """OUT.partial removed when it holds agree's marker alone: nothing to resume, so
+    nothing is left behind (a finished language is kept for the next run)."""
+    with contextlib.suppress(OSError):
+        if [p.name for p in work.iterdir()] == [PARTIAL_MARKER]:
+            shutil.rmtree(work)
 
 
 def _work_dir(target: Path, codes: Sequence[str]) -> Path:
@@ -352,12 +377,14 @@ def _write_top(run: RunContext, work: Path, ud_dir, languages: Sequence[Language
     write_datasheet(work / DATASHEET_FILE, ReleaseCard(str(ud_dir), rows, cards, CELLS, params,
                                                        recipe or f"agree {COMMAND} {ud_dir} --seed {seed} --n {n}",
                                                        AGREE_VERSION, parquet))
-    run.write_manifest(work, [run.given(f) for lang in languages for f in lang.files], params,
+    readable = [f for lang in languages for f in lang.files if unreadable_file(f) is None]   # failed ones: said
+    run.write_manifest(work, [run.given(f) for f in readable], params,
                        counts={"languages": len(rows), "with_items": sum(r.items > 0 for r in rows),
                                "items": result.items, "nonce_variants": result.variants,
                                "failed": len(result.failed)},
                        languages=[_row_json(r) for r in rows], excluded=list(result.excluded),
-                       skipped_files=list(result.skipped_files), files=describe_outputs(work))
+                       skipped_files=list(result.skipped_files), unreadable=list(result.unreadable),
+                       files=describe_outputs(work))
 
 
 def _finish(work: Path, codes: Iterable[str]) -> None:

@@ -28,6 +28,8 @@ def export_to_dir(run: RunContext, testsets: Sequence[str], fmt: str, *, lang: s
             log.info(f"{ts.label}: {ts.kind} test set, {len(ts.items)} items")
             for skipped in ts.notes:   # pairs the reader dropped (identical sentences): said, even with --quiet
                 log.warning(f"Warning: {skipped}")
+            if not ts.items:   # as agree nonce and perturb say it: an empty output is not a silent one
+                log.warning(f"Warning: {ts.label}: the test set has no items, so there is nothing to export")
             items += ts.items
         counts = get_format(fmt).write(items, tmp, condition, lang=lang)
         inputs = [p for t in testsets for p in testset_inputs(t)]

@@ -36,8 +36,9 @@ class Language:
 
     @property
     def size(self) -> int:
-        """Bytes of its files (the biggest languages are started first)."""
-        return sum(f.stat().st_size for f in self.files)
+        """Bytes of its files (the biggest languages are started first); a file that
+        cannot be read counts 0 (reading it fails the language, saying why)."""
+        return sum(_size(f) for f in self.files)
 
 
 @dataclass(frozen=True)
@@ -45,13 +46,15 @@ class LanguageSelection:
     """The languages to mine, and what the folder held besides."""
     languages: tuple[Language, ...]
     excluded: tuple[str, ...]          #: codes in the folder left out by ``only``/``exclude``
-    skipped_files: tuple[str, ...]     #: files with no language code in their name, each with why
+    skipped_files: tuple[str, ...]     #: files and folders left out, each with why
+    unreadable: tuple[str, ...] = ()   #: folders that could not be listed, each with why
 
 
 def find_languages(ud_dir: str | os.PathLike, only: Sequence[str] = (), exclude: Sequence[str] = ()) -> LanguageSelection:
     """The languages of ``ud_dir`` (sorted by code), ``only`` those codes when given,
     less ``exclude``. A code in ``only`` or ``exclude`` that the folder lacks is an
-    error listing the codes it has (a typo must not silently mine nothing)."""
+    error listing the codes it has (a typo must not silently mine nothing), and so is a
+    chosen language whose treebank files conflict (two different files of one name)."""
     folder = read_ud_folder(ud_dir)
     groups: dict[str, list[Treebank]] = {}
     for t in folder.treebanks:
@@ -60,11 +63,25 @@ def find_languages(ud_dir: str | os.PathLike, only: Sequence[str] = (), exclude:
     for field, codes in (("only", only), ("exclude", exclude)):
         unknown = [c for c in codes if c not in languages]
         if unknown:
+            unread = f"; {len(folder.unreadable)} folder(s) could not be read: {literal(folder.unreadable[0])}" \
+                if folder.unreadable else ""
             raise AgreeError(f"{{{field}}} {literal(unknown[0])}: no treebank of that language in "
-                             f"{literal(ud_dir)} (its languages: {literal(', '.join(languages))})", fields=True)
+                             f"{literal(ud_dir)} (its languages: {literal(', '.join(languages))}{unread})",
+                             fields=True)
     chosen = [c for c in languages if (not only or c in only) and c not in exclude]
     if not chosen:
         raise AgreeError(f"no language left to mine in {literal(ud_dir)} after {{only}} and {{exclude}}",
                          fields=True)
+    for code in chosen:
+        if code in folder.conflicts:
+            raise AgreeError(f"{code}: {literal(folder.conflicts[code])}, or leave the language out with "
+                             f"{{exclude}} {code}", fields=True)
     return LanguageSelection(tuple(languages[c] for c in chosen),
-                             tuple(c for c in languages if c not in chosen), folder.skipped)
+                             tuple(c for c in languages if c not in chosen), folder.skipped, folder.unreadable)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

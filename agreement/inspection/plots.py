@@ -115,8 +115,11 @@ def _offset_label(anchor: str, offset: int) -> str:
 
 
 def plot_probes(rows: Sequence[ProbeRow], path: str | os.PathLike, title: str) -> None:
-    """Accuracy by layer, one line per position class, shuffled-label control dashed."""
+    """Accuracy by layer, one line per position class, shuffled-label control dashed
+    (nothing drawn without rows: a figure of no panels is no figure)."""
     sites = sorted({r.site for r in rows})
+    if not sites:
+        return
     fig, axes = subplots(1, len(sites), figsize=(6 * len(sites), 4), squeeze=False)
     for ax, site in zip(axes[0], sites):
         for pos in POSITIONS:

@@ -139,6 +139,11 @@ def _defaults(model: OpenModel, options: InspectOptions) -> dict:
     if bad:
         raise FieldError(f"{{layers}}: layer {bad[0]} is out of range for {ablate} of {model.name} "
                          f"(layers 0 to {site.layers - 1})")
+    units = site.width * len(set(layers))
+    if "ablation" in options.analyses or "trajectories" in options.analyses:
+        if options.top >= units:   # the random sets of as many would be the top set itself
+            raise FieldError(f"{{top}} {options.top}: {ablate} of {model.name} has {units} units in the layers "
+                             f"swept; the top set is compared with random sets of as many, so at most {units - 1}")
     return {"ablation": ablate, "layers": layers,
             "trajectories": ("hidden", "cell") if lstm and ablate == "hidden" else (ablate,),
             "probes": tuple(n for n, s in sites.items() if s.probe and n != "mlp") or ("resid",),
@@ -193,8 +198,14 @@ def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOp
     rng = np.random.default_rng(seed)
     known, sampled = len(cases), None
     if options.max_items is not None and len(cases) > options.max_items:
+        every = cases
         cases = [cases[i] for i in sample_cases(cases, options.max_items, rng)]
         sampled = len(cases)
+        if not cases:   # whole items are drawn: an item's variants come together
+            smallest = min(Counter(c.item.item_id for c in every).values())
+            raise FieldError(f"{{max_items}} {options.max_items}: no whole item fits (an item and its variants "
+                             f"are drawn together; the smallest has {smallest}); give {{max_items}} {smallest} "
+                             f"or more")
     cases, inputs, unread = _encode(opened, cases)
     skipped += unread
     if not inputs:
@@ -203,16 +214,15 @@ def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOp
                        sites={k: sites[k] for k in ANALYSES if k in sites})
     if skipped:
         log.info(f"left out {sum(skipped.values())} of {len(ts.items)} items: {_reasons(skipped)}")
+    if "probes" in analyses and min(len(cases), options.probe_items) < 2 * options.folds:
+        _drop(found, analyses, options, "probes", f"probes: {min(len(cases), options.probe_items)} item(s), fewer "
+              f"than the {2 * options.folds} that {options.folds} cross-validation folds need (2 per fold)")
     twin_keep, twins = [], []
     if "patching" in analyses:
         twin_keep, twins, found.twin_skipped = _twins(opened, cases, inputs, table)
         if not twins:
-            msg = f"patching: no item has a twin with the cue in the other number ({_reasons(found.twin_skipped)})"
-            if options.named:
-                raise AgreeError(msg)
-            analyses.discard("patching")
-            found.notes.append(msg)
-            log.warning(f"Warning: {msg}")
+            _drop(found, analyses, options, "patching",
+                  f"patching: no item has a twin with the cue in the other number ({_reasons(found.twin_skipped)})")
         elif found.twin_skipped:
             log.info(f"patching {len(twins)} items; without a twin: {_reasons(found.twin_skipped)}")
     inputs_files = [*testset_inputs(run.path(testset), options.fmt), run.path(_model_path(model))]
@@ -226,6 +236,16 @@ def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOp
         run.write_manifest(tmp, inputs_files, _parameters(options, seed, sites), described=described,
                            counts=_counts(found))
     return found
+
+
+def _drop(found: Inspection, analyses: set, options: InspectOptions, name: str, msg: str) -> None:
+    """An analysis without the items it needs: an error when asked for by name, else
+    left out with a warning and a note in inspect.md."""
+    if options.named:
+        raise AgreeError(msg)
+    analyses.discard(name)
+    found.notes.append(msg)
+    log.warning(f"Warning: {msg}")
 
 
 def _run_analyses(found, opened, cases, inputs, twin_keep, twins, analyses, sites, options, seed, tmp: Path) -> None:
@@ -253,7 +273,12 @@ def _run_analyses(found, opened, cases, inputs, twin_keep, twins, analyses, site
         found.probes = probe_states(opened, [cases[i] for i in pick], [inputs[i] for i in pick],
                                     sites["probes"], folds=options.folds, rng=rng)
         write_rows(tmp / PROBES_FILE, found.probes, ProbeRow)
-        plot_probes(found.probes, tmp / "probes.png", title)
+        if found.probes:
+            plot_probes(found.probes, tmp / "probes.png", title)
+        else:   # every position has fewer items than the folds need
+            msg = f"probes: no position has the {2 * options.folds} items that {options.folds} folds need"
+            found.notes.append(msg)
+            log.warning(f"Warning: {msg}")
     if "patching" in analyses:
         found.patched = len(twin_keep)
         found.patching = patch_cases(opened, [cases[i] for i in twin_keep], [inputs[i] for i in twin_keep],
