@@ -68,10 +68,13 @@ def extract_all(run, ud_dir, only, exclude, workers, executor, ray_address, n, r
     relation and feature, licence, and for a language without items the reason),
     the datasheet README.md and manifest.json. agree score OUT reads it back.
 
-    OUT appears whole when every language is done. An interrupted run leaves
+    The walk follows no symbolic link to a folder and no link out of UD_DIR, reads
+    each file once (a copy of a treebank file too) and says on stderr what it left
+    out. OUT appears whole when every language is done. An interrupted run leaves
     OUT.partial: the same command again keeps the finished languages. A treebank
-    that cannot be read fails its language only: the others are written, and the
-    run ends with an error naming it.
+    that cannot be read (unreadable, a dangling link, empty) fails its language
+    only, and a folder that cannot be listed is missing: the others are written,
+    and the run ends with an error naming it.
 
     \b
     Example:
