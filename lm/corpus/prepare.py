@@ -33,18 +33,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import mmap
 import os
 import random
+import shutil
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from formats.run import RunContext
 from formats.vocab import EOS, UNK, read_vocab  # noqa: F401  (EOS, UNK handed on)
 from lm.corpus.checks import check_trainable_splits, split_tokens
+from lm.corpus.gather import gather
+from lm.corpus.ranges import local_runner
 from lm.errors import LMError
+
+log = logging.getLogger(__name__)
 
 SPLITS = ("train", "valid", "test")
 _FILES = ("train.txt", "valid.txt", "test.txt", "vocab.txt")
@@ -77,8 +84,9 @@ class Corpus:
 
 
 def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_size: int = 50000,
-                   seed: int = 1111, max_unk: float = 0.05,
-                   clitics: str = "split", workers: int = 1) -> Corpus:
+                   seed: int = 1111, max_unk: float = 0.05, clitics: str = "split", workers: int = 1,
+                   runner: Callable | None = None, max_tokens: int | None = None,
+                   work: Path | None = None, any_dump_lang: bool = False) -> Corpus:
     """Build a corpus directory in ``out_dir`` (created if needed; the files are
     written straight into it, so callers pass a temporary directory and rename).
 
@@ -88,27 +96,43 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
         ``<eos>`` and ``<unk>``, also the vocabulary of the unknown-word filter;
     max_unk: largest share of unknown words a kept sentence may have;
     clitics: English only, ``"split"`` (``do n't``) or ``"keep"`` (``don't``);
-    workers: processes that parse wikitext (1: none).
+    workers: processes that parse dump ranges (1: none), when no ``runner`` is given;
+    runner: runs the ranges (:mod:`lm.corpus.ranges`; e.g. on Ray);
+    max_tokens: stop at the first whole page (line) at which the inputs reach that
+        many tokens, in input order;
+    work: the directory that keeps finished ranges for a resume (default: one inside
+        ``out_dir``, removed at the end); any_dump_lang: read a dump whose header
+        names another language than ``lang`` (else an error).
     Raises :class:`LMError` on unreadable input or when too few sentences remain.
     """
     inputs = _check_inputs(inputs, vocab_size, max_unk)
+    if max_tokens is not None and max_tokens < 1:
+        raise LMError(f"max_tokens must be at least 1, not {max_tokens}")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = out_dir / _TMP
+    own_work = work is None
+    work = Path(work) if work is not None else out_dir / ".ranges"
     stats = {"pages": 0, "articles": 0, "sentences_read": 0, "tokens_read": 0}
     try:
-        offsets, counts = _gather(inputs, tmp, lang, stats, clitics=clitics, workers=workers)
+        offsets, counts = gather(inputs, tmp, lang, stats, clitics=clitics, work=work, max_tokens=max_tokens,
+                                 runner=runner or local_runner(workers), any_dump_lang=any_dump_lang)
+        if own_work:
+            shutil.rmtree(work)
+        offsets.append(tmp.stat().st_size)  # the end of the last sentence
         kept = _filter_unknown(tmp, offsets, set(_most_frequent(counts, vocab_size)), max_unk)
-        stats["sentences_dropped_unk"] = len(offsets) - len(kept)
-        del offsets, counts
+        stats["sentences_dropped_unk"] = len(offsets) - 1 - len(kept)
+        del counts
         if len(kept) < 3:
             raise LMError(
                 f"too few sentences: {len(kept)} of {stats['sentences_read']} in {_names(inputs)} "
                 f"have at most {100 * max_unk:g}% unknown words; need at least 3 "
                 "(one each for train, valid and test)")
-        train_counts, n_tokens = _split(tmp, kept, out_dir, seed, stats)
+        train_counts, n_tokens = _split(tmp, offsets, kept, out_dir, seed, stats)
     except BaseException:
         tmp.unlink(missing_ok=True)
+        if own_work:
+            shutil.rmtree(work, ignore_errors=True)
         raise
     tmp.unlink(missing_ok=True)
     _write_vocab(out_dir, train_counts, n_tokens, vocab_size, stats)
@@ -117,17 +141,34 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
 
 def corpus_to_dir(run: RunContext, inputs: Sequence[str | os.PathLike], lang: str, *,
                   vocab_size: int = 50000, max_unk: float = 0.05, clitics: str = "split",
-                  workers: int = 1) -> Corpus:
+                  workers: int = 1, runner: Callable | None = None, max_tokens: int | None = None,
+                  any_dump_lang: bool = False) -> Corpus:
     """What ``agree corpus`` writes: :func:`prepare_corpus` into ``run.out`` (atomically,
     as the run context's ``force`` allows) with its manifest.json, shuffled with ``run.seed``; paths are
-    read from ``run.root`` and recorded as given. The corpus returned names the temporary
+    read from ``run.root`` and recorded as given. The finished ranges of a dump are kept
+    in ``.OUT.resume`` beside ``run.out`` until the run succeeds, so that the same command
+    run again after an interruption resumes. The corpus returned names the temporary
     directory it was built in; load ``run.out`` to read it."""
-    params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics, "seed": run.seed}
-    with run.output_dir(inputs) as tmp:
-        result = prepare_corpus([run.path(p) for p in inputs], tmp, lang, vocab_size=vocab_size, seed=run.seed,
-                                max_unk=max_unk, clitics=clitics, workers=workers)
-        run.write_manifest(tmp, inputs, params, n_tokens=result.n_tokens, stats=result.stats,
-                           sha256=result.sha256)
+    params = {"lang": lang, "vocab_size": vocab_size, "max_unk": max_unk, "clitics": clitics, "seed": run.seed,
+              **({"max_tokens": max_tokens} if max_tokens is not None else {})}
+    target = Path(run.path(run.out))
+    work = target.parent / f".{target.name}.resume"
+    try:
+        with run.output_dir(inputs) as tmp:
+            result = prepare_corpus([run.path(p) for p in inputs], tmp, lang, vocab_size=vocab_size,
+                                    seed=run.seed, max_unk=max_unk, clitics=clitics, workers=workers,
+                                    runner=runner, max_tokens=max_tokens, work=work,
+                                    any_dump_lang=any_dump_lang)
+            run.write_manifest(tmp, inputs, params, n_tokens=result.n_tokens, stats=result.stats,
+                               sha256=result.sha256)
+    except BaseException:
+        kept = len(list(work.glob("*.txt"))) if work.is_dir() else 0
+        if kept:
+            log.info(f"kept {kept} finished ranges in {work}: the same command resumes from them")
+        elif work.is_dir() and (work / "job.json").is_file():
+            shutil.rmtree(work, ignore_errors=True)
+        raise
+    shutil.rmtree(work, ignore_errors=True)
     return result
 
 
@@ -147,37 +188,28 @@ def _check_inputs(inputs: Sequence[str | os.PathLike], vocab_size: int, max_unk:
     return inputs
 
 
-def _gather(inputs: list[Path], tmp: Path, lang: str, stats: dict, **reading) -> tuple[array, Counter]:
-    """Pass 1: every sentence to the temporary file ``tmp``; (their byte offsets, word counts)."""
-    from lm.corpus.inputs import input_sentences  # lazy: mwxml and mwparserfromhell, only to read inputs
-
-    counts: Counter = Counter()
-    offsets = array("q")
-    with open(tmp, "wb") as fh:
-        for tokens in input_sentences(inputs, lang, stats, **reading):
-            offsets.append(fh.tell())
-            fh.write(" ".join(tokens).encode("utf-8") + b"\n")
-            counts.update(tokens)
-    if not offsets:
-        raise LMError(f"empty corpus: no sentences in {_names(inputs)}")
-    return offsets, counts
-
-
 def _filter_unknown(tmp: Path, offsets: array, known: set, max_unk: float) -> array:
-    """Pass 2, the paper's filter: offsets of the sentences with at most ``max_unk``
-    of their words outside ``known`` (the vocab_size most frequent words)."""
+    """Pass 2, the paper's filter: the numbers of the sentences with at most ``max_unk``
+    of their words outside ``known`` (the vocab_size most frequent words). ``offsets``
+    ends with the file's size, so sentence i is bytes ``offsets[i]:offsets[i + 1]``."""
+    n = len(offsets) - 1
+    if max_unk >= 1.0:
+        return array("q", range(n))
+    known_bytes = {w.encode("utf-8") for w in known}
     kept = array("q")
     with open(tmp, "rb") as fh:
-        for off in offsets:
-            words = fh.readline().decode("utf-8").split()
-            unknown = sum(1 for w in words if w not in known)
+        for i, line in enumerate(fh):
+            words = line.split()
+            unknown = len(words) - sum(map(known_bytes.__contains__, words))
             if unknown <= max_unk * len(words):
-                kept.append(off)
+                kept.append(i)
     return kept
 
 
-def _split(tmp: Path, kept: array, out_dir: Path, seed: int, stats: dict) -> tuple[Counter, dict]:
-    """Shuffle by sentence, split 8:1:1 and write the splits; (train word counts, tokens per split)."""
+def _split(tmp: Path, offsets: array, kept: array, out_dir: Path, seed: int,
+           stats: dict) -> tuple[Counter, dict]:
+    """Shuffle by sentence, split 8:1:1 and write the splits; (train word counts, tokens per split).
+    The sentences are read through a memory map of the file, a batch at a time."""
     order = array("q", range(len(kept)))
     random.Random(seed).shuffle(order)
     n_heldout = max(1, len(kept) // 10)
@@ -185,21 +217,28 @@ def _split(tmp: Path, kept: array, out_dir: Path, seed: int, stats: dict) -> tup
              "train": order[2 * n_heldout:]}
     train_counts: Counter = Counter()
     n_tokens = {}
-    with open(tmp, "rb") as src:
+    with open(tmp, "rb") as src, mmap.mmap(src.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         for split in SPLITS:
-            n = 0
+            n, counts = 0, Counter()
             with open(out_dir / f"{split}.txt", "wb") as dst:
-                for i in parts[split]:
-                    src.seek(kept[i])
-                    line = src.readline()
-                    dst.write(line)
-                    words = line.decode("utf-8").split()
+                part = parts[split]
+                for b in range(0, len(part), _BATCH):
+                    data = b"".join([mm[offsets[j]:offsets[j + 1]]
+                                     for j in (kept[i] for i in part[b:b + _BATCH])])
+                    dst.write(data)
+                    words = data.split()
                     n += len(words)
                     if split == "train":
-                        train_counts.update(words)
+                        counts.update(words)
             n_tokens[split] = n
             stats[f"sentences_{split}"] = len(parts[split])
+            if split == "train":
+                train_counts = Counter({w.decode("utf-8"): c for w, c in counts.items()})
     return train_counts, n_tokens
+
+
+#: sentences read and written at once by _split
+_BATCH = 20_000
 
 
 def _write_vocab(out_dir: Path, train_counts: Counter, n_tokens: dict, vocab_size: int, stats: dict) -> None:

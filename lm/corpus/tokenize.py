@@ -106,6 +106,10 @@ def _token_re(extra: str = "") -> re.Pattern:
     return re.compile((f"(?P<extra>{extra})\n  |" if extra else "") + _TOKEN_PATTERN, re.VERBOSE)
 
 
+#: the split cache's value for a word that stays whole (a marker, tested by identity)
+_WHOLE = ("",)
+#: words of a tokenizer's split cache before it is emptied (bounded memory)
+_CACHE_WORDS = 200_000
 _SENT_END = re.compile(rf"^(?:[.!?{SENTENCE_FINAL}]+|…)$")
 #: Languages with rules of their own or measured with the generic ones (benchmark).
 KNOWN_LANGS = frozenset(RULES) | GENERIC_MEASURED
@@ -135,6 +139,11 @@ class Tokenizer:
         return self.rules.titles
 
     @property
+    def end_chars(self) -> frozenset[str]:
+        """Last characters of the tokens that may end a sentence."""
+        return self._end_chars
+
+    @property
     def abbrevs(self) -> frozenset[str]:
         return self.rules.abbrevs
 
@@ -151,15 +160,60 @@ class Tokenizer:
         rules = self.rules
         object.__setattr__(self, "_pattern", _token_re(rules.extra_tokens))
         object.__setattr__(self, "_splits", bool(rules.fused or rules.splits or rules.elision))
+        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_end_chars", frozenset(".!?…" + SENTENCE_FINAL)
+                           | {m[-1] for m in rules.sentence_marks if m})
+        # a piece of letters only is one word token unless a language's extra pattern could
+        # take it (Old French numerals start with a period, so none can)
+        object.__setattr__(self, "_alpha_fast", not rules.extra_tokens or rules.extra_tokens.startswith(r"(?i:\."))
 
     def _tokens(self, text: str) -> list[tuple[str, int]]:
-        """(token, end offset) pairs; the offset lets callers see adjacency."""
+        """(token, end offset) pairs; the offsets let callers see adjacency.
+
+        No token spans whitespace, so the text is cut at whitespace first (``str.split``)
+        and each piece tokenised alone; the offsets are those of the pieces laid out with
+        one space between them, which keeps every adjacency the offsets are read for. A
+        piece of letters only is one word (or the pieces of a clitic split, cached): most
+        of running text never reaches the token pattern."""
         out: list[tuple[str, int]] = []
+        append, split_cached, chunk_tokens = out.append, self._split_cached, self._chunk_tokens
+        fast, cache = self._alpha_fast, self._cache
+        base = 0
+        for chunk in text.split():
+            end = base + len(chunk)
+            if fast and chunk.isalpha():
+                pieces = cache.get(chunk) or split_cached(chunk)
+                if pieces is _WHOLE:
+                    append((chunk, end))
+                else:
+                    for piece in pieces:
+                        append((piece, end))
+            else:
+                chunk_tokens(chunk, base, out)
+            base = end + 1
+        return out
+
+    def _split_cached(self, word: str) -> tuple[str, ...]:
+        """``_split_word`` of a word, remembered (a bounded cache: words repeat)."""
+        cache = self._cache
+        pieces = cache.get(word)
+        if pieces is None:
+            pieces = tuple(self._split_word(word)) if self._splits else (word,)
+            if pieces == (word,):
+                pieces = _WHOLE
+            if len(cache) > _CACHE_WORDS:
+                cache.clear()
+            cache[word] = pieces
+        return (word,) if pieces is _WHOLE else pieces
+
+    def _chunk_tokens(self, text: str, base: int, out: list[tuple[str, int]]) -> None:
+        """Tokens of one piece of text without whitespace, offsets shifted by ``base``;
+        the piece follows whitespace unless it starts the text (``base`` 0)."""
         rules = self.rules
         initial, final, proclitics = rules.apostrophe_initial, rules.apostrophe_final, rules.hyphen_proclitics
         split_dates, splits = rules.slashed_numbers == "split", self._splits
         for m in self._pattern.finditer(text):
-            kind, tok, start, end = m.lastgroup, m.group(), m.start(), m.end()
+            kind, tok, start, end = m.lastgroup, m.group(), m.start() + base, m.end() + base
             glued = bool(out) and out[-1][1] == start  # no space before this token
             if kind == "word":
                 if glued and out[-1][0] == "-" and self._hyphenated(out, tok, end):
@@ -167,8 +221,9 @@ class Tokenizer:
                 if not splits and initial is None:
                     out.append((tok, end))
                     continue
-                pieces = self._split_word(tok) if splits else [tok]
-                if glued and initial is not None and self._initial_apostrophe(out, pieces[0], text, start):
+                pieces = list(self._split_cached(tok))
+                if glued and initial is not None and self._initial_apostrophe(out, pieces[0], text,
+                                                                              start - base, base):
                     out[-1] = (out[-1][0] + pieces[0], end)
                     pieces = pieces[1:]
                 for piece in pieces:
@@ -184,15 +239,14 @@ class Tokenizer:
                         out.append((".", end))
                     continue
                 if final is not None and tok in _APOS and final.fullmatch(out[-1][0]) \
-                        and rules.apostrophe_final_next.match(text, end):
+                        and rules.apostrophe_final_next.match(text, end - base):
                     out[-1] = (out[-1][0] + tok, end)  # po', ta', teachers' (English, clitics kept)
                     continue
-                if proclitics is not None and tok == "-" and end < len(text) and text[end].isalnum() \
-                        and proclitics.fullmatch(out[-1][0]):
+                if proclitics is not None and tok == "-" and end - base < len(text) \
+                        and text[end - base].isalnum() and proclitics.fullmatch(out[-1][0]):
                     out[-1] = (out[-1][0] + "-", end)  # Maltese il-kampanja: il- kampanja
                     continue
             out.append((tok, end))
-        return out
 
     def _hyphenated(self, out: list[tuple[str, int]], tok: str, end: int) -> bool:
         """Whether ``tok`` (a word right after ``word -``) joins the tokens before it;
@@ -212,13 +266,17 @@ class Tokenizer:
         out[-2:] = [(out[-2][0] + "-" + tok, end)]
         return True
 
-    def _initial_apostrophe(self, out: list[tuple[str, int]], word: str, text: str, start: int) -> bool:
-        """Whether the apostrophe just before ``word`` belongs to it ('s, 'l): it
-        follows a space or starts the text, and the language's rule takes the word."""
+    def _initial_apostrophe(self, out: list[tuple[str, int]], word: str, text: str, start: int,
+                            base: int) -> bool:
+        """Whether the apostrophe just before ``word`` (at ``start`` in the piece ``text``,
+        which starts at ``base``) belongs to it ('s, 'l): it follows a space or starts the
+        text, and the language's rule takes the word."""
         if out[-1][0] not in _INITIAL_APOS:
             return False
         before = start - 2
-        if before >= 0 and (not text[before].isspace() or word[:1].isupper()):
+        if before >= 0 and not text[before].isspace():
+            return False
+        if (before >= 0 or base > 0) and word[:1].isupper():  # after a space, not at the text's start
             return False
         return self.rules.apostrophe_initial.fullmatch(word) is not None
 
@@ -268,27 +326,29 @@ def split_sentences(tokens: list[tuple[str, int]], tok: Tokenizer) -> list[list[
     initial such as ``J.``) ends one only before a capitalised common sentence
     opener (``The``, ``Il``), a heuristic that favours under-splitting.
     """
-    sentences, current = [], []
-    n, i = len(tokens), 0
-    while i < n:
-        word = tokens[i][0]
-        current.append(word)
-        i += 1
-        strong = _SENT_END.match(word) is not None or word in tok.rules.sentence_marks
+    words = [t for t, _ in tokens]
+    sentences, start, i, n = [], 0, 0, len(words)
+    ends, marks, titles = tok.end_chars, tok.rules.sentence_marks, tok.titles
+    # only a word ending in a period, an end mark or a language's sentence mark can end one
+    for j in [k for k, w in enumerate(words) if w[-1] in ends]:
+        if j < i:
+            continue  # a closer already taken into the sentence before
+        word = words[j]
+        i = j + 1
+        strong = _SENT_END.match(word) is not None or word in marks
         weak = (not strong and len(word) > 1 and word.endswith(".")
-                and word.lower() not in tok.titles and not _is_initial(word))
+                and word.lower() not in titles and not _is_initial(word))
         if not (strong or weak):
             continue
-        while i < n and tokens[i][0] in _CLOSERS:
-            current.append(tokens[i][0])
+        while i < n and words[i] in _CLOSERS:
             i += 1
-        nxt = tokens[i][0] if i < n else None
+        nxt = words[i] if i < n else None
         if nxt is None or (strong and _starts_sentence(nxt, _spaced(tokens, i), tok.rules.cased)) or \
                 (weak and nxt[:1].isupper() and nxt.lower() in _COMMON_STARTERS):
-            sentences.append(current)
-            current = []
-    if current:
-        sentences.append(current)
+            sentences.append(words[start:i])
+            start = i
+    if start < n:
+        sentences.append(words[start:])
     return sentences
 
 
