@@ -42,6 +42,7 @@ COMMANDS = {
     "import-model": ("agreement.commands.import_model", "import_model"),
     "demo": ("agreement.commands.demo", "demo"),
     "analyze": ("agreement.commands.analyze", "analyze"),
+    "browse": ("agreement.commands.browse", "browse"),
     "inspect": ("agreement.commands.inspect", "inspect"),
     "swap-targets": ("agreement.commands.swap_targets", "swap_targets"),
     "setup": ("agreement.commands.setup_kenlm", "setup"),
@@ -192,6 +193,7 @@ def cli():
       agree export    test set -> BLiMP jsonl / MultiBLiMP TSV minimal pairs
       agree import-model  a released model (the paper's LSTMs) -> model directory
       agree analyze   scored results -> noise ceiling, mixed effects, EW/MW, challenge sets
+      agree browse    scored results -> a static results page (opens from file://)
       agree inspect   test set + one model -> unit ablation, probes, activation patching
       agree swap-targets  items -> K other target lemmas each (systematicity)
       agree demo      all of the above on a generated language, in minutes

@@ -74,4 +74,6 @@ if [ "$LEVEL" = test ]; then
     echo "$want" > "$stamp"
   fi
 fi
+# agree browse's tests open the page in headless Chromium (they skip without it)
+if [ "$LEVEL" = test ]; then bash scripts/install_chromium.sh; fi
 echo "setup: done, $LEVEL ($VENV)" >&2
