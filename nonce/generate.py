@@ -4,7 +4,8 @@ For each original item, ``n`` variants in which every content word of the whole
 sentence (ADJ, NOUN, VERB, PROPN, NUM, ADV; the cue included) is replaced by
 another treebank word with the same POS and the same full feature set, the same
 capitalisation and, where the language's articles depend on it, the same
-initial class (:mod:`nonce.vowels`); the target is replaced by another lemma's
+initial class (:mod:`nonce.vowels`; a German or Dutch adjective also its ending);
+the target is replaced by another lemma's
 (form, alternative form) pair with the same POS and features, the two forms
 spelled differently. Function words and punctuation stay, so the grammar stays
 and the meaning goes.
@@ -37,6 +38,16 @@ and the meaning goes.
   counted in ``targets_own_pair``: a language often has one copula or one article,
   and its content words still change.
 
+- **Verb frames** (``frames``, :mod:`nonce.frames`): a verb of an item whose sentence
+  is known is replaced only by verbs whose usual frame is its frame there, so a noun
+  cannot turn into the new verb's object; a verb target with no pair of its frame
+  gets no variants (``targets_no_frame``, also in ``targets_no_pair``), a verb
+  position with no candidate of its frame keeps its word (``positions_no_frame``).
+- **Unchanged prefix**: a target-scored variant whose words before the target are
+  all the original's is written with perturbation :data:`SAME_PREFIX`, not counted in
+  ``variants`` (``same_prefix``); ``with_variants`` counts originals with at least one
+  other variant.
+
 Sampling: **uniform over candidate word types** by default (the paper says only
 "a random word of the treebank"; we read it as every candidate type equally
 likely, so rare words appear as often as frequent ones); ``sampling="frequency"``
@@ -63,6 +74,7 @@ from formats.errors import AgreeError
 from formats.items import Item
 from formats.vocab import vocab_path, vocab_words
 from nonce.errors import NonceError
+from nonce.frames import FRAME_POS, FrameFilter, Frames
 from treebanks.errors import literal
 from nonce.pool import CONTENT_POS, CandidatePool, Pair, PoolOptions
 from nonce.vowels import vowel_rule_on
@@ -77,6 +89,9 @@ PERTURBATION = "nonce"
 OWN_PAIR_POS = ("AUX", "DET", "PRON")
 #: a nonce variant's wrong_source: the extract directory's (pooled) paradigms.tsv
 PAIR_SOURCE = "paradigms"
+#: the perturbation of a target-scored variant whose words before the target are the
+#: original's: it repeats the original's scored prefix, so it is not a nonce variant
+SAME_PREFIX = "nonce_same_prefix"
 
 
 @dataclass(frozen=True)
@@ -134,6 +149,9 @@ class NonceResult:
     positions_no_candidate those of them that kept their word (no other candidate)
     targets                targets per POS, once per original item
     targets_no_pair        those with no replacement pair (item kept as original only)
+    positions_no_frame     verb positions that kept their word: no candidate with their frame
+    targets_no_frame       verb targets with pairs, none with their frame (counted in targets_no_pair too)
+    same_prefix            variants flagged SAME_PREFIX (not in ``variants``)
     """
     items: tuple[Item, ...]
     originals: int
@@ -147,10 +165,15 @@ class NonceResult:
     targets_fused: int = 0
     distinct_pairs: dict[int, int] = field(default_factory=dict)
     targets_own_pair: dict[str, int] = field(default_factory=dict)
+    positions_no_frame: int = 0
+    targets_no_frame: int = 0
+    same_prefix: int = 0
+    frames_used: bool = False
 
     @property
     def variants(self) -> int:
-        return len(self.items) - self.originals
+        """Nonce variants: every item made but the originals and the SAME_PREFIX ones."""
+        return len(self.items) - self.originals - self.same_prefix
 
     def counts(self) -> dict:
         """The manifest's counts (POS keys sorted)."""
@@ -163,7 +186,10 @@ class NonceResult:
                 "positions_fused_unchanged": srt(self.positions_fused_unchanged),
                 "targets_fused": self.targets_fused,
                 "distinct_pairs": {str(k): v for k, v in sorted(self.distinct_pairs.items())},
-                **({"targets_own_pair": srt(self.targets_own_pair)} if self.targets_own_pair else {})}
+                **({"targets_own_pair": srt(self.targets_own_pair)} if self.targets_own_pair else {}),
+                **({"frames": {"positions_no_frame": self.positions_no_frame,
+                               "targets_no_frame": self.targets_no_frame}} if self.frames_used else {}),
+                **({"same_prefix": self.same_prefix} if self.same_prefix else {})}
 
 
 def check_item(item: Item) -> None:
@@ -177,41 +203,44 @@ def check_item(item: Item) -> None:
 
 
 def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceConfig, rng: random.Random, *,
-               pool: CandidatePool | None = None) -> NonceResult:
+               pool: CandidatePool | None = None, frames: Frames | None = None) -> NonceResult:
     """Nonce variants of the original items (variant 0) among ``items``.
 
     ``paradigms`` is the extract run's :class:`treebanks.paradigms.ParadigmTable`;
     ``pool`` a :class:`CandidatePool` built from it with ``config.pool_options()``
-    (built here when None). Items with variant > 0 in the input are ignored."""
+    (built here when None); ``frames`` (:func:`nonce.frames.frames_of`): when given,
+    a verb of an item it knows is replaced only by verbs of its frame. Items with
+    variant > 0 in the input are ignored."""
     originals = [it for it in items if it.variant == 0]
     for it in originals:
         check_item(it)
     if pool is None:
         pool = CandidatePool(paradigms, config.pool_options())
+    framed = FrameFilter(frames, pool) if frames is not None else None
     content = frozenset(config.content_pos)
     weighted = config.sampling == "frequency"
     base = rng.getrandbits(64)
     out: list[Item] = []
-    c = _Counts()
+    c = _Counts(frames_used=framed is not None)
     contrasts: dict[tuple[str, str], CandidatePool] = {}
     for item in track(log, originals, desc="nonce", unit="item"):
         out.append(item)
         t = item.target_index
         c.targets[item.pos[t]] += 1
+        masks = frames.of_item(item) if frames is not None else None
         fused_target = "+" in item.lemma
-        pairs = None if fused_target else _target_pairs(item, pool, contrasts)
+        pairs = None if fused_target else _target_pairs(item, pool, contrasts, framed, masks, c)
         own_pair = (not fused_target and bool(item.relation) and item.pos[t] in OWN_PAIR_POS
                     and (pairs is None or not pairs.available(item.lemma)))
         if not fused_target and not own_pair and (pairs is None or not pairs.available(item.lemma)):
             c.no_pair[item.pos[t]] += 1
             continue
-        c.with_variants += 1
         c.targets_fused += fused_target
         c.own_pair[item.pos[t]] += own_pair
-        slots = _slots(item, pool, content, c)
+        slots = _slots(item, pool, content, c, framed, masks)
         item_rng = random.Random(f"nonce:{base}:{item.item_id}")
         draws = _PairDraws(pairs, item_rng, weighted, item.lemma) if pairs is not None and not own_pair else None
-        seen_pairs = set()
+        seen_pairs, made = set(), 0
         for v in range(1, config.n + 1):
             tokens = list(item.tokens)
             for i, cands in slots:
@@ -224,22 +253,36 @@ def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceCon
                 tokens[t] = pair.form
                 extra = {"wrong_source": PAIR_SOURCE} if item.relation else {}
             seen_pairs.add(pair)
-            out.append(item.replace(variant=v, tokens=tuple(tokens), correct=pair.form,
-                                    wrong=pair.alternative, lemma=pair.lemma, perturbation=PERTURBATION, **extra))
+            same = item.scoring != "sentence" and tokens[:t] == list(item.tokens[:t])
+            c.same_prefix += same
+            made += not same
+            out.append(item.replace(variant=v, tokens=tuple(tokens), correct=pair.form, wrong=pair.alternative,
+                                    lemma=pair.lemma, perturbation=SAME_PREFIX if same else PERTURBATION, **extra))
+        c.with_variants += made > 0
         c.distinct[len(seen_pairs)] += 1
     return c.result(tuple(out), len(originals))
 
 
-def _target_pairs(item: Item, pool: CandidatePool, contrasts: dict):
+def _target_pairs(item: Item, pool: CandidatePool, contrasts: dict, framed: FrameFilter | None,
+                  masks: tuple[int, ...] | None, c: "_Counts"):
     """The replacement pairs of ``item``'s target: a relation item's contrast its own
-    feature towards its wrong value (pools made once per contrast, in ``contrasts``)."""
+    feature towards its wrong value (pools made once per contrast, in ``contrasts``);
+    a verb's narrowed to its frame when ``masks`` (its sentence's frames) are known."""
+    contrast = ()
     if item.relation:
-        key = (item.feature, item.wrong_value)
-        if key not in contrasts:
-            contrasts[key] = pool.for_contrast((item.feature,), (item.wrong_value,))
-        pool = contrasts[key]
+        contrast = (item.feature, item.wrong_value)
+        if contrast not in contrasts:
+            contrasts[contrast] = pool.for_contrast((item.feature,), (item.wrong_value,))
+        pool = contrasts[contrast]
     t = item.target_index
-    return pool.pairs(pool.key(item.tokens[t], item.pos[t], item.feats[t]))
+    key = pool.key(item.tokens[t], item.pos[t], item.feats[t])
+    pairs = pool.pairs(key)
+    if pairs is None or masks is None or item.pos[t] not in FRAME_POS or not pairs.available(item.lemma):
+        return pairs
+    narrowed = framed.pairs(pairs, key, contrast, masks[t])
+    if narrowed is None or not narrowed.available(item.lemma):
+        c.targets_no_frame += 1
+    return narrowed
 
 
 @dataclass
@@ -255,6 +298,10 @@ class _Counts:
     own_pair: Counter = field(default_factory=Counter)
     with_variants: int = 0
     targets_fused: int = 0
+    frames_used: bool = False
+    no_frame: int = 0
+    targets_no_frame: int = 0
+    same_prefix: int = 0
 
     def result(self, items: tuple, originals: int) -> NonceResult:
         return NonceResult(items=items, originals=originals, with_variants=self.with_variants,
@@ -262,12 +309,16 @@ class _Counts:
                            targets=dict(self.targets), targets_no_pair=dict(self.no_pair),
                            positions_fused=dict(self.fused), positions_fused_unchanged=dict(self.fused_unchanged),
                            targets_fused=self.targets_fused, distinct_pairs=dict(self.distinct),
-                           targets_own_pair={k: v for k, v in self.own_pair.items() if v})
+                           targets_own_pair={k: v for k, v in self.own_pair.items() if v},
+                           positions_no_frame=self.no_frame, targets_no_frame=self.targets_no_frame,
+                           same_prefix=self.same_prefix, frames_used=self.frames_used)
 
 
-def _slots(item: Item, pool: CandidatePool, content: frozenset, c: _Counts) -> list:
+def _slots(item: Item, pool: CandidatePool, content: frozenset, c: _Counts, framed: FrameFilter | None,
+           masks: tuple[int, ...] | None) -> list:
     """(position, candidates) for the content words of ``item`` to replace; counts
-    the positions that keep their word (no candidate; merged token, by reason)."""
+    the positions that keep their word (no candidate; merged token, by reason; a
+    verb with no candidate of its frame)."""
     slots = []
     for i, (word, upos, feats) in enumerate(zip(item.tokens, item.pos, item.feats)):
         if i == item.target_index or upos not in content:
@@ -281,10 +332,16 @@ def _slots(item: Item, pool: CandidatePool, content: frozenset, c: _Counts) -> l
                 c.fused_unchanged[why] += 1
                 continue
         else:
-            cands = pool.candidates(pool.key(word, upos, feats))
+            key = pool.key(word, upos, feats)
+            cands = pool.candidates(key)
             if cands is None or not cands.available(word):
                 c.no_cand[upos] += 1
                 continue
+            if masks is not None and upos in FRAME_POS:
+                cands = framed.words(cands, key, masks[i])
+                if cands is None or not cands.available(word):
+                    c.no_frame += 1
+                    continue
         slots.append((i, cands))
     return slots
 

@@ -31,7 +31,9 @@ random draw:
   part or no attested re-spelling the position keeps its word (counted by
   :func:`nonce.generate.make_nonce`).
 
-Capitalisation and initial class come from :mod:`nonce.vowels`. Every list is
+Capitalisation, initial class and a German or Dutch adjective's ending
+(:func:`nonce.vowels.ending_class`, appended to the initial class in the key)
+come from :mod:`nonce.vowels`. Every list is
 sorted (words by form, pairs by lemma then form), so draws depend only on the
 random generator, never on dictionary order.
 """
@@ -45,7 +47,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Generic, Hashable, TypeVar
 
-from nonce.vowels import case_class, initial_class
+from nonce.vowels import case_class, ending_class, initial_class
 from treebanks.features import parse_feats
 from treebanks.paradigms import Analysis, ParadigmTable
 
@@ -109,6 +111,15 @@ class Choices(Generic[V]):
         if start <= j < end:  # float rounding at a slice edge
             j = start - 1 if start else end
         return self.values[j]
+
+
+def subset(choices: Choices[V], keep, group_of) -> Choices[V] | None:
+    """The values of ``choices`` that ``keep`` accepts, with their weights and order
+    (``group_of`` as they were built with); None when none is kept."""
+    order = {v: i for i, v in enumerate(choices.values)}
+    weights = {v: choices.cum[i] - (choices.cum[i - 1] if i else 0)
+               for i, v in enumerate(choices.values) if keep(v)}
+    return _choices(weights, group_of, order.__getitem__) if weights else None
 
 
 def _choices(weights: dict, group_of, sort_key) -> Choices:
@@ -257,11 +268,16 @@ class CandidatePool:
                 and (o.vocab is None or form in o.vocab))
 
     def key(self, form: str, upos: str, feats: str) -> Key:
-        """The index key a replacement for ``form`` (analysed ``upos``/``feats``) must share."""
+        """The index key a replacement for ``form`` (analysed ``upos``/``feats``) must share:
+        capitalisation, initial class and, for a German or Dutch adjective, its ending
+        (:func:`nonce.vowels.ending_class`, after the initial class: ``V|er``)."""
         classes = self._classes.get(form)
         if classes is None:
             initial = initial_class(form, self.options.lang) if self.options.vowel_rule else ""
             classes = self._classes[form] = (case_class(form), initial)
+        ending = ending_class(form, upos, self.options.lang)
+        if ending:
+            return (upos, feats, classes[0], f"{classes[1]}|{ending}")
         return (upos, feats) + classes
 
     def candidates(self, key: Key) -> Choices[str] | None:

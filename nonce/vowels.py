@@ -16,13 +16,21 @@ en    on     ``V`` vowel sound (*an*): a e i o u, plus *hour, honest, honour,
 it    on     ``V`` vowel or h (*l'amico, l'hotel*); ``S`` the *lo/uno/gli* class:
              s + consonant, z, x, y, gn, ps, pn (*lo studente, lo zio,
              lo gnomo, lo psicologo*); ``C`` other consonants (*il, un, i*)
+fr    on     ``V`` vowel, ``C`` consonant or y, ``H:word`` an h-word:
+             its own class (mute or aspirated h is not spelled)
+ca    on     ``V`` a e o (h), ``I`` i u (h; stress decides *la/l'*),
+             ``C`` consonant
+el    on     ``N`` vowel or plosive (the ν of *την, στην* stays), ``C``
+             other
 other off    one class for every word
 ====  =====  ==================================================================
 
 Words that do not start with a letter (digits, symbols) form their own class
 ``#`` in every language with the rule on: *an 8* vs *a 7* is not modelled.
-The English rule goes by spelling, with the few exception prefixes above; it
-is an approximation of pronunciation (*an MP*, *a Ukrainian* are not covered).
+The classes themselves live in :mod:`treebanks.sounds` (also used to render an
+item's wrong article for the next word). German and Dutch adjectives also keep
+their ending (:func:`ending_class`). The English rule goes by spelling, with the
+few exception prefixes above; it is an approximation of pronunciation (*an MP*, *a Ukrainian* are not covered).
 
 Capitalisation (:func:`case_class`, always on): ``lower``, ``title`` (first
 letter upper case, e.g. sentence-initial *The*), ``upper`` (all letters upper
@@ -30,29 +38,21 @@ case, at least two, e.g. *NASA*) and ``none`` (no letter, e.g. *2003*).
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from nonce.errors import NonceError
+from treebanks import sounds
 from treebanks.errors import literal
+from treebanks.sounds import base_lang
 
-#: language code -> whether its articles depend on the next word's initial sound.
-VOWEL_RULES: dict[str, bool] = {"en": True, "it": True}
+#: language code -> whether its function words depend on the next word's initial sound
+#: (articles, elision: :mod:`treebanks.sounds` has the classes)
+VOWEL_RULES: dict[str, bool] = {"ca": True, "el": True, "en": True, "fr": True, "it": True}
 
 VOWEL_RULE_CHOICES = ("auto", "on", "off")
 
-_EN_VOWELS = frozenset("aeiou")
-# Spelling says vowel, sound says consonant: "a university", "a one-time", "a eulogy"
-# (but "an unimportant", "an uninformed", "an unidentified": the un- prefix).
-_EN_CONSONANT_SOUND = ("uni", "use", "usu", "uti", "eu", "ewe", "one-")
-_EN_CONSONANT_WORDS = frozenset({"one", "once"})
-_EN_UN_PREFIX = ("unim", "unin", "unid")
-# Spelling says consonant, sound says vowel: "an hour", "an honest".
-_EN_VOWEL_SOUND = ("hour", "honest", "honor", "honour", "heir")
-
-_IT_VOWELS = frozenset("aeiouàèéìíòóùúh")
-_IT_S_CLASS_PREFIXES = ("gn", "ps", "pn")
-_IT_S_CLASS_INITIALS = frozenset("zxy")
-_IT_CONSONANTS = frozenset("bcdfghjklmnpqrstvwxz")
+#: language code -> adjective endings that follow the determiner, not the features
+#: (German ein richtiger / der richtige Minister: both Masc Sing Nom; Dutch een grote
+#: man / een groot huis where Gender is not annotated); longest first
+ADJ_ENDINGS: dict[str, tuple[str, ...]] = {"de": ("em", "en", "er", "es", "e"), "nl": ("e",)}
 
 
 def vowel_rule_on(lang: str | None, option: str = "auto") -> bool:
@@ -66,37 +66,21 @@ def vowel_rule_on(lang: str | None, option: str = "auto") -> bool:
     return VOWEL_RULES.get(base_lang(lang), False)
 
 
-@lru_cache(maxsize=256)
-def base_lang(lang: str | None) -> str:
-    """``it_isdt`` / ``it-IT`` / ``IT`` -> ``it``; None -> ``""``."""
-    if not lang:
-        return ""
-    return lang.replace("-", "_").split("_")[0].lower()
-
-
 def initial_class(word: str, lang: str | None) -> str:
-    """The article-relevant class of ``word``'s beginning in ``lang`` (see the module doc).
+    """The article-relevant class of ``word``'s beginning in ``lang``
+    (:func:`treebanks.sounds.initial_class`). Languages without classes there get
+    the vowel-letter rule when forced on with ``--vowel-rule on``."""
+    return sounds.initial_class(word, lang)
 
-    Languages without a table entry get the English spelling rule when forced on
-    with ``--vowel-rule on`` (vowel letter or not)."""
+
+def ending_class(word: str, upos: str, lang: str | None) -> str:
+    """The ending of an adjective in a language of :data:`ADJ_ENDINGS` (``""``: none
+    of them, or another POS or language): a replacement must share it."""
+    endings = ADJ_ENDINGS.get(base_lang(lang)) if upos == "ADJ" else None
+    if not endings:
+        return ""
     w = word.lower()
-    if not w or not w[0].isalpha():
-        return "#"
-    code = base_lang(lang)
-    if code == "it":
-        if w[0] in _IT_VOWELS:
-            return "V"
-        if (w[0] in _IT_S_CLASS_INITIALS or w.startswith(_IT_S_CLASS_PREFIXES)
-                or (w[0] == "s" and len(w) > 1 and w[1] in _IT_CONSONANTS)):
-            return "S"
-        return "C"
-    if code == "en":
-        if w.startswith(_EN_VOWEL_SOUND):
-            return "V"
-        if w in _EN_CONSONANT_WORDS or (w.startswith(_EN_CONSONANT_SOUND)
-                                         and not w.startswith(_EN_UN_PREFIX)):
-            return "C"
-    return "V" if w[0] in _EN_VOWELS else "C"
+    return next((e for e in endings if w.endswith(e) and len(w) > len(e) + 1), "-")
 
 
 def case_class(word: str) -> str:

@@ -49,6 +49,7 @@ from tqdm import tqdm
 from agreement.errors import AgreeError, DomainError
 from agreement.extraction.config import ExtractConfig, ExtractResult
 from agreement.extraction.extract import check_config, extract_items
+from agreement.extraction.itemtools import file_stem
 from agreement.extraction.languages import Language, find_languages
 from agreement.extraction.relation_arcs import RELATION_FEATURES, RELATIONS
 from agreement.extraction.relations import RELATIONS_FILE, reason_text, write_relations
@@ -62,6 +63,7 @@ from formats.release_card import DATASHEET_FILE, INDEX_FILE
 from formats.run import PACKAGES, RunContext
 from nonce.budget import check_nonce_size
 from nonce.generate import NonceConfig, NonceResult, make_nonce
+from nonce.frames import frames_for_files
 from treebanks.cache import file_sha256
 from treebanks.paradigms import PARADIGMS_FILE
 from treebanks.ud_release import unreadable_file
@@ -176,7 +178,8 @@ def mine_language(files: Sequence[Path], config: ExtractConfig, seed: int, n: in
         check_nonce_size(len(result.items), n, out / ITEMS_FILE, out)
     nonce_config = NonceConfig(n=n, lang=config.lang, features=config.features, alternative_mode=config.alt,
                                values=config.values)
-    return result, make_nonce(result.items, result.paradigms, nonce_config, random.Random(seed))
+    frames = frames_for_files(files, result.items, file_stem, config.cache_dir, config.workers)
+    return result, make_nonce(result.items, result.paradigms, nonce_config, random.Random(seed), frames=frames)
 
 
 def _mine_into(task: LanguageTask, tmp: Path) -> IndexRow:
