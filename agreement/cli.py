@@ -45,6 +45,7 @@ COMMANDS = {
     "browse": ("agreement.commands.browse", "browse"),
     "inspect": ("agreement.commands.inspect", "inspect"),
     "swap-targets": ("agreement.commands.swap_targets", "swap_targets"),
+    "audit": ("agreement.commands.audit", "audit"),
     "setup": ("agreement.commands.setup_kenlm", "setup"),
     "doctor": ("agreement.commands.doctor", "doctor"),
 }
