@@ -94,12 +94,15 @@ def _cell(value) -> str:
 
 def read_index(path: str | os.PathLike) -> list[dict[str, str]]:
     """``index.tsv`` as one dict per language (column -> text)."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = header_of(reader, path)
-        if not header or header[0] != "language":
-            raise AgreeError(f"{path}: not an agree extract-all index.tsv (its first column is not language)")
-        return [dict(row) for row in checked_rows(reader, path)]
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+            header = header_of(reader, path)
+            if not header or header[0] != "language":
+                raise AgreeError(f"{path}: not an agree extract-all index.tsv (its first column is not language)")
+            return [dict(row) for row in checked_rows(reader, path)]
+    except UnicodeDecodeError as e:   # named here: the CLI's own line would name the release, not the file
+        raise AgreeError(f"{path}: not valid UTF-8 ({e.reason}); not an agree extract-all index.tsv") from None
 
 
 # --------------------------------------------------------------------------- the datasheet

@@ -168,6 +168,12 @@ def test_a_pipe_named_as_a_treebank_is_skipped_not_waited_on(ud, tmp_path):
     assert "mt_pipe-ud-dev.conllu: not a regular file (a pipe, socket or device), not read" in r.stderr
 
 
+def test_a_release_without_any_item_says_so_even_quiet(ud, tmp_path):
+    r = extract_all(ud, tmp_path / "out", "--min-distance", "99999999999")
+    assert r.exit_code == 0, r.output
+    assert "Warning: no agreement items in any language: it: " in r.stderr
+
+
 # --------------------------------------------------------------------------- extract-all: one language fails
 
 def dangling(ud: Path) -> str:
@@ -316,7 +322,33 @@ def repeated(release: Path) -> str:
     return "variant 0 again (first at"
 
 
-@pytest.mark.parametrize("fault", [pairs_missing, cut_short, stranger, repeated])
+def index_garbage(release: Path) -> str:
+    (release / "index.tsv").write_bytes(b"\xff\xfe\x00\x80garbage\n")
+    return f"{release / 'index.tsv'}: not valid UTF-8"
+
+
+def index_empty(release: Path) -> str:
+    (release / "index.tsv").write_text("")
+    return f"{release / 'index.tsv'}: not an agree extract-all index.tsv"
+
+
+def index_header_only(release: Path) -> str:
+    index = release / "index.tsv"
+    index.write_text(index.read_text().splitlines(True)[0])
+    return "language 'it' is not in"
+
+
+def index_not_a_number(release: Path) -> str:
+    index = release / "index.tsv"
+    lines = index.read_text().splitlines(True)
+    cells = lines[1].split("\t")
+    cells[4] = "many"
+    index.write_text(lines[0] + "\t".join(cells) + "".join(lines[2:]))
+    return f"{index}:2: not an index.tsv row (items and nonce_variants must be whole numbers)"
+
+
+@pytest.mark.parametrize("fault", [pairs_missing, cut_short, stranger, repeated, index_garbage, index_empty,
+                                   index_header_only, index_not_a_number])
 def test_a_release_is_checked_against_its_index(release, unigram, tmp_path, fault):
     """One language's pairs.jsonl missing: 763 of 818 items scored without a word."""
     said = fault(release)
@@ -395,6 +427,8 @@ def test_inspect_paradigms_garbage_names_the_file(lstm, tmp_path, content):
     (("--draws", "1000000000"), "Invalid value for '--draws': 1000000000 is not in the range 0 <= x <= 10000", 2),
     (("--folds", "1000000000"), "Invalid value for '--folds'", 2),
     (("--probe-items", "0"), "Invalid value for '--probe-items'", 2),
+    (("--layers", "0,0"), "Invalid value for '--layers': layer 0 is given twice", 2),
+    (("--lang", ""), "Invalid value for '--lang': an empty language code", 2),
 ])
 def test_inspect_counts_out_of_reach_are_refused_before_any_work(lstm, tmp_path, args, fragment, code):
     """--top beyond the units was silently all of them; --draws 1e9 ran until killed."""

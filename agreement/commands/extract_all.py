@@ -94,6 +94,9 @@ def extract_all(run, ud_dir, only, exclude, workers, executor, ray_address, n, r
     for line in result.skipped_files:
         log.warning(f"Warning: skipped {line}")
     with_items = [o.row for o in result.outcomes if o.row.items]
+    read = [o.row for o in result.outcomes if not o.error]
+    if read and not with_items:   # said even with --quiet, as agree extract says it: an empty release is no result
+        log.warning(f"Warning: no agreement items in any language: {read[0].language}: {read[0].reason}")
     log.info(f"{len(result.outcomes)} languages ({result.kept} kept from an earlier run), {len(with_items)} with "
              f"items: {result.items} items, {result.variants} nonce variants -> {run.out}")
     unread = ""

@@ -6,7 +6,7 @@ import logging
 import click
 
 from agreement.inspection.run import ANALYSES, FILLS, InspectOptions, inspect_to_dir
-from agreement.options import CPUS, POSITIVE_INT, SIZE, Number, device_option, out_option, pass_run, \
+from agreement.options import CPUS, LANG, POSITIVE_INT, SIZE, Number, device_option, out_option, pass_run, \
     quiet_option, seed_option
 from formats.testsets import FORMATS
 
@@ -26,6 +26,9 @@ def _layers(ctx, param, value):
         raise click.BadParameter(f"{value!r} is not a comma-separated list of layer numbers") from None
     if not out:
         raise click.BadParameter("no layer given")
+    twice = sorted({x for x in out if out.count(x) > 1})
+    if twice:   # the same layer swept twice would rank each of its units twice
+        raise click.BadParameter(f"layer {twice[0]} is given twice")
     return out
 
 
@@ -58,7 +61,7 @@ def _layers(ctx, param, value):
               help="Items inspected at most (whole items drawn by --seed; default: all).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="Format of TESTSET (auto: detected).")
-@click.option("--lang", default=None, metavar="CODE", help="Language of a test set whose files do not say it.")
+@click.option("--lang", type=LANG, default=None, metavar="CODE", help="Language of a test set whose files do not say it.")
 @click.option("--batch-size", type=SIZE, default=None,
               help="Rows per forward pass (several per item when interventions share a pass; default 4096).")
 @device_option
