@@ -492,3 +492,40 @@ def test_import_model_of_a_checkpoint_still_being_written_is_one_error(released,
     assert str(part) in one_error(r)
     assert not (tmp_path / "m").exists()
     nothing_left_beside(tmp_path / "m")
+
+
+# --------------------------------------------------------------------------- the sweep: analyze, nonce, swap-targets
+
+def test_analyze_rows_all_right_skips_the_mixed_model_with_a_note(tmp_path):
+    """A score directory whose decidable rows are all right (one row here, a tie left
+    out) raised statsmodels' ValueError from the mixed model."""
+    from test_bad_inputs import scored_dir
+    scored_dir(tmp_path / "scored")
+    items = tmp_path / "scored" / "items.tsv"
+    items.write_text("".join(items.read_text().splitlines(True)[:3]))
+    r = run_agree("analyze", tmp_path / "scored", "--n-boot", 20, "--out", tmp_path / "out", "-q")
+    assert r.exit_code == 0, r.output
+    report = "".join(p.read_text() for p in (tmp_path / "out").glob("*.md"))
+    assert "mixed model skipped: all 1 original/nonce rows are right, and a logistic fit needs both" in report
+
+
+def header_only_items(d: Path) -> None:
+    (d / "items.tsv").write_text((d / "items.tsv").read_text().splitlines(True)[0])
+
+
+def header_only_paradigms(d: Path) -> None:
+    (d / "paradigms.tsv").write_text((d / "paradigms.tsv").read_text().splitlines(True)[0])
+
+
+@pytest.mark.parametrize("command, edit, warning", [
+    ("swap-targets", header_only_items, "the test set has no items, so there is nothing to swap"),
+    ("swap-targets", header_only_paradigms, "none of the 3 items got a swap: no target has another lemma"),
+    ("nonce", header_only_paradigms, "none of the 3 items got nonce variants: no target has a replacement pair"),
+])
+def test_an_extract_directory_that_gives_nothing_says_so(tmp_path, command, edit, warning):
+    """Both wrote their output and exited 0 without a word under --quiet."""
+    make_extract_dir(tmp_path / "ext")
+    edit(tmp_path / "ext")
+    r = run_agree(command, tmp_path / "ext", "--out", tmp_path / "out", "-q")
+    assert r.exit_code == 0, r.output
+    assert f"Warning: " in r.stderr and warning in r.stderr

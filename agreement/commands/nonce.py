@@ -55,6 +55,9 @@ def nonce(run, extract_dir, n, vocab, ambiguity, vowel_rule, sampling, fmt):
     c = result.counts()
     if not c["originals"]:
         log.warning(f"Warning: {extract_dir}: the test set has no items, so there is nothing to vary")
+    elif not c["with_variants"] and n:   # an empty or foreign paradigms.tsv: said, not a silent copy of the items
+        log.warning(f"Warning: none of the {c['originals']} items got nonce variants: no target has a replacement "
+                    f"pair in {extract_dir}'s paradigms.tsv")
     log.info(f"{c['originals']} original items, {c['with_variants']} with {n} variants ({c['variants']} in all); "
              f"no replacement pair for {sum(c['targets_no_pair'].values())} targets, no candidate for "
              f"{sum(c['positions_no_candidate'].values())} of {sum(c['positions'].values())} positions -> {run.out}")

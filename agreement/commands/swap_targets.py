@@ -40,5 +40,10 @@ def swap_targets(run, extract_dir, k, vocab):
     """
     result = swap_targets_to_dir(run, extract_dir, k=k, seed=run.seed, vocab=vocab)
     c = result.counts()
+    if not c["originals"]:   # as agree nonce says it: an empty output is not a silent one
+        log.warning(f"Warning: {extract_dir}: the test set has no items, so there is nothing to swap")
+    elif not c["swaps"]:
+        log.warning(f"Warning: none of the {c['originals']} items got a swap: no target has another lemma with "
+                    f"its POS and features in {extract_dir}'s paradigms.tsv")
     log.info(f"{c['originals']} original items, {c['swaps']} swaps; fewer than {k} lemmas for "
              f"{sum(c['fewer_than_k'].values())}, none for {sum(c['no_pair'].values())} -> {run.out}")

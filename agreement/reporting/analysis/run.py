@@ -70,7 +70,10 @@ def analyze(table: ScoredTable, rng: np.random.Generator, *, judgments: list[Hum
                             f"({len(table) - len(main)} other rows left out)")
     if len(result.models) < 2:
         result.notes.append(f"paired comparison not done: a single model ({result.models[0]})")
-    if mixed and len(main):
+    if mixed and len(main) and len(np.unique(main.correct)) < 2:   # a logistic fit needs both outcomes
+        result.notes.append(f"mixed model skipped: all {len(main)} original/nonce rows are "
+                            f"{'right' if main.correct.all() else 'wrong'}, and a logistic fit needs both")
+    elif mixed and len(main):
         result.mixed = fit_mixed(main)
     elif not mixed:
         result.notes.append("mixed model skipped (not asked for)")
