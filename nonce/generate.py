@@ -43,6 +43,10 @@ and the meaning goes.
   cannot turn into the new verb's object; a verb target with no pair of its frame
   gets no variants (``targets_no_frame``, also in ``targets_no_pair``), a verb
   position with no candidate of its frame keeps its word (``positions_no_frame``).
+- **A noun without Gender** after a word with one (Spanish *la base* annotated
+  ``Number=Sing``) is replaced only by a noun with that gender or none
+  (:meth:`CandidatePool.gender_fits`; never *la cabo*); with none it keeps its word
+  (``positions_no_gender``).
 - **Unchanged prefix**: a target-scored variant whose words before the target are
   all the original's is written with perturbation :data:`SAME_PREFIX`, not counted in
   ``variants`` (``same_prefix``); ``with_variants`` counts originals with at least one
@@ -76,7 +80,8 @@ from formats.vocab import vocab_path, vocab_words
 from nonce.errors import NonceError
 from nonce.frames import FRAME_POS, FrameFilter, Frames
 from treebanks.errors import literal
-from nonce.pool import CONTENT_POS, CandidatePool, Pair, PoolOptions
+from nonce.pool import CONTENT_POS, GENDER_POS, CandidatePool, Pair, PoolOptions
+from treebanks.features import parse_feats
 from nonce.vowels import vowel_rule_on
 from treebanks.paradigms import ParadigmTable
 from treebanks.progress import track
@@ -150,6 +155,7 @@ class NonceResult:
     targets                targets per POS, once per original item
     targets_no_pair        those with no replacement pair (item kept as original only)
     positions_no_frame     verb positions that kept their word: no candidate with their frame
+    positions_no_gender    nouns without Gender that kept their word: no candidate fits the word before
     targets_no_frame       verb targets with pairs, none with their frame (counted in targets_no_pair too)
     same_prefix            variants flagged SAME_PREFIX (not in ``variants``)
     """
@@ -167,6 +173,7 @@ class NonceResult:
     targets_own_pair: dict[str, int] = field(default_factory=dict)
     positions_no_frame: int = 0
     targets_no_frame: int = 0
+    positions_no_gender: int = 0
     same_prefix: int = 0
     frames_used: bool = False
 
@@ -189,6 +196,7 @@ class NonceResult:
                 **({"targets_own_pair": srt(self.targets_own_pair)} if self.targets_own_pair else {}),
                 **({"frames": {"positions_no_frame": self.positions_no_frame,
                                "targets_no_frame": self.targets_no_frame}} if self.frames_used else {}),
+                **({"positions_no_gender": self.positions_no_gender} if self.positions_no_gender else {}),
                 **({"same_prefix": self.same_prefix} if self.same_prefix else {})}
 
 
@@ -300,6 +308,7 @@ class _Counts:
     targets_fused: int = 0
     frames_used: bool = False
     no_frame: int = 0
+    no_gender: int = 0
     targets_no_frame: int = 0
     same_prefix: int = 0
 
@@ -311,6 +320,7 @@ class _Counts:
                            targets_fused=self.targets_fused, distinct_pairs=dict(self.distinct),
                            targets_own_pair={k: v for k, v in self.own_pair.items() if v},
                            positions_no_frame=self.no_frame, targets_no_frame=self.targets_no_frame,
+                           positions_no_gender=self.no_gender,
                            same_prefix=self.same_prefix, frames_used=self.frames_used)
 
 
@@ -342,8 +352,27 @@ def _slots(item: Item, pool: CandidatePool, content: frozenset, c: _Counts, fram
                 if cands is None or not cands.available(word):
                     c.no_frame += 1
                     continue
+            gender = _gender_before(item, i, pool)
+            if gender:
+                cands = pool.gender_fits(cands, key, gender)
+                if cands is None or not cands.available(word):
+                    c.no_gender += 1
+                    continue
         slots.append((i, cands))
     return slots
+
+
+def _gender_before(item: Item, i: int, pool: CandidatePool) -> str:
+    """The Gender a noun without one at ``i`` must fit: the word before it (an
+    article, a preposition with one, an adjective), when it has a single one and
+    the treebank gives nouns a Gender; else ``""``."""
+    upos, feats = item.pos[i], item.feats[i]
+    if i == 0 or upos not in GENDER_POS or "Gender=" in feats or not pool.gendered(upos):
+        return ""
+    if item.pos[i - 1] not in ("DET", "ADP", "ADJ"):
+        return ""
+    gender = parse_feats(item.feats[i - 1]).get("Gender", "")
+    return "" if "," in gender else gender
 
 
 class _PairDraws:

@@ -33,7 +33,8 @@ random draw:
 
 Capitalisation, initial class and a German or Dutch adjective's ending
 (:func:`nonce.vowels.ending_class`, appended to the initial class in the key)
-come from :mod:`nonce.vowels`. Every list is
+come from :mod:`nonce.vowels`. A noun without Gender after a word with one is
+narrowed by :meth:`CandidatePool.gender_fits` (in :func:`nonce.generate.make_nonce`). Every list is
 sorted (words by form, pairs by lemma then form), so draws depend only on the
 random generator, never on dictionary order.
 """
@@ -53,6 +54,9 @@ from treebanks.paradigms import Analysis, ParadigmTable
 
 #: The POS whose words a nonce sentence replaces (method.md section 3).
 CONTENT_POS = ("ADJ", "NOUN", "VERB", "PROPN", "NUM", "ADV")
+
+#: nouns whose Gender a replacement must keep when their own analysis lacks it
+GENDER_POS = ("NOUN",)
 
 #: (upos, feats, capitalisation class, initial class)
 Key = tuple[str, str, str, str]
@@ -185,10 +189,16 @@ class CandidatePool:
         self.options = options
         form_total: dict[str, int] = defaultdict(int)
         form_pos: dict[tuple[str, str], int] = defaultdict(int)
+        gendered: set[str] = set()
         for a, n in table.counts.items():
             form_total[a.form] += n
             form_pos[a.form, a.upos] += n
+            if a.upos in GENDER_POS and "Gender=" in a.feats:
+                gendered.add(a.upos)
         self._form_total, self._form_pos = form_total, form_pos
+        self._gendered = frozenset(gendered)  # the noun POS this treebank gives a Gender
+        self._genders: dict[tuple[str, str], frozenset[str]] = {}
+        self._gender_fits: dict = {}
         self._classes: dict[str, tuple[str, str]] = {}  # form -> (case, initial) class
         # analyses of qualifying forms, by (upos, feats): the pair index reads them
         self._by_analysis: dict[tuple[str, str], list[tuple[Analysis, int]]] = defaultdict(list)
@@ -279,6 +289,31 @@ class CandidatePool:
         if ending:
             return (upos, feats, classes[0], f"{classes[1]}|{ending}")
         return (upos, feats) + classes
+
+    def genders(self, form: str, upos: str) -> frozenset[str]:
+        """The Genders of ``form``'s analyses as ``upos`` (empty: none has one)."""
+        got = self._genders.get((form, upos))
+        if got is None:
+            got = self._genders[form, upos] = frozenset(
+                g for a, _ in self.table.analyses(form) if a.upos == upos
+                for g in parse_feats(a.feats).get("Gender", "").split(",") if g)
+        return got
+
+    def gender_fits(self, cands: Choices[str], key: Key, gender: str) -> Choices[str] | None:
+        """For a noun whose analysis lacks the Gender its treebank gives other nouns,
+        after a word of ``gender`` (Spanish *la base* with FEATS ``Number=Sing``): the
+        candidates that have that gender or none at all (Italian epicenes, *la
+        presidente*, *la consulente*), never *la cabo* (made once per key and gender)."""
+        ck = (key, gender)
+        if ck not in self._gender_fits:
+            upos = key[0]
+            self._gender_fits[ck] = subset(cands, lambda f: not self.genders(f, upos) or gender in self.genders(f, upos),
+                                           _same)
+        return self._gender_fits[ck]
+
+    def gendered(self, upos: str) -> bool:
+        """Whether the treebank gives some ``upos`` word a Gender."""
+        return upos in self._gendered
 
     def candidates(self, key: Key) -> Choices[str] | None:
         return self.words.get(key)

@@ -97,6 +97,29 @@ class TestClasses:
         assert pool.candidates(pool.key("livre", "NOUN", f)).values == ("bateau", "livre")
         assert pool.candidates(pool.key("homme", "NOUN", f)).available("homme") == 0
 
+    def test_a_noun_without_gender_fits_the_article_before_it(self):
+        """Spanish *la base* annotated Number=Sing: never *la cabo*; an epicene (no
+        gendered analysis at all) fits either article."""
+        table = ParadigmTable()
+        for form, feats in [("base", "Number=Sing"), ("base", "Gender=Fem|Number=Sing"), ("cabo", "Number=Sing"),
+                            ("cabo", "Gender=Masc|Number=Sing"), ("capital", "Number=Sing"),
+                            ("capital", "Gender=Fem|Number=Sing"), ("cliente", "Number=Sing"),
+                            ("casa", "Gender=Fem|Number=Sing"), ("mesa", "Gender=Fem|Number=Sing")]:
+            table.add(form, form, "NOUN", feats, 3)
+        for form, lemma in [("casas", "casa"), ("mesas", "mesa")]:
+            table.add(form, lemma, "NOUN", "Gender=Fem|Number=Plur", 3)
+        table.add("la", "el", "DET", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art", 9)
+        item = Item(item_id="s:1", variant=0, construction="x", direction="L", tokens=("la", "base", "casa"),
+                    pos=("DET", "NOUN", "NOUN"), feats=("Definite=Def|Gender=Fem|Number=Sing|PronType=Art",
+                                                        "Number=Sing", "Gender=Fem|Number=Sing"),
+                    correct="casa", wrong="casas", lemma="casa", number="Sing", cue_index=1, target_index=2,
+                    attractors=0, punct=False)
+        result = make_nonce([item], table, NonceConfig(n=9, lang="es"), random.Random(1))
+        assert {v.tokens[1] for v in result.items[1:]} == {"capital", "cliente"}
+        pool = CandidatePool(table, PoolOptions(lang="es"))
+        key = pool.key("base", "NOUN", "Number=Sing")
+        assert pool.gender_fits(pool.candidates(key), key, "Masc").values == ("cabo", "cliente")
+
     def test_a_german_adjective_keeps_its_ending(self):
         f = "Case=Nom|Degree=Pos|Gender=Masc|Number=Sing"
         table = ParadigmTable()
