@@ -22,6 +22,7 @@ from formats.vocab import check_vocab
 from lm.base import Scorer
 from lm.errors import FieldError, literal
 from lm.gguf.header import choose_engine
+from lm.gguf.packaged import resolve_short
 from lm.hf.files import check_hf_dir
 from lm.loaders import accepted_options, loader_for, read_config
 from lm.model_checks import check_model_files
@@ -121,10 +122,14 @@ def split_model_value(value: str, root: str | os.PathLike | None = None) -> tupl
 
 
 def _scheme(path: str, root: str | os.PathLike | None = None) -> tuple[str, str]:
-    """``hf:DIR`` -> ("hf", DIR); ``gguf:FILE`` -> ("gguf", FILE); else ("", path)."""
+    """``hf:DIR`` -> ("hf", DIR); ``gguf:FILE`` -> ("gguf", FILE); ``gguf:NAME`` of a packaged
+    file (:mod:`lm.gguf.packaged`, e.g. ``gguf:gemma3-270m``) -> ("gguf", its path); else ("", path)."""
     for scheme in ("hf", "gguf"):
         if path.startswith(scheme + ":") and not Path(rooted(root, path)).exists():
-            return scheme, path[len(scheme) + 1:]
+            rest = path[len(scheme) + 1:]
+            if scheme == "gguf":
+                rest = resolve_short(rest, Path(rooted(root, rest)).exists())
+            return scheme, rest
     return "", path
 
 

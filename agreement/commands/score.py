@@ -9,6 +9,7 @@ from agreement.options import CPUS, SIZE, WORKERS, device_option, out_option, pa
     seed_option
 from agreement.score_dir import ScoreOptions, score_to_dir
 from formats.testsets import FORMATS
+from agreement.scoring.normalize import NORMALIZATIONS, check_normalize, load_unigram
 from lm.pieces import CONVENTIONS, DEFAULT, check_convention
 
 log = logging.getLogger(__name__)
@@ -88,6 +89,14 @@ log = logging.getLogger(__name__)
                    "the first token is not scored; --method sentence only). words: the "
                    "tokenized words, each encoded alone (agree before 0.2). Word-level models "
                    "(LSTM, KenLM, unigram) always read words.")
+@click.option("--normalize", type=click.Choice(list(NORMALIZATIONS)), default="sum", show_default=True,
+              help="With --method sentence, what each sentence's log-probability is divided by "
+                   "before the two are compared: sum (none), token (the model's pieces), byte "
+                   "(UTF-8 bytes of the text), char (characters: lm-evaluation-harness's acc_norm), "
+                   "slor ((log P - log P_unigram) / words; needs --unigram). items.tsv then holds "
+                   "the normalised values.")
+@click.option("--unigram", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
+              help="With --normalize slor: the word unigram model (agree train-lm --arch unigram).")
 @click.option("--executor", type=click.Choice(["in-process", "ray"]), default="in-process", show_default=True,
               help="Where models score: in this process, or on Ray workers (pip install "
                    "'agree-bench[cluster]'). Either way finished shards are kept in OUT.partial and "
@@ -102,8 +111,8 @@ log = logging.getLogger(__name__)
 @quiet_option
 @pass_run("score")
 def score(run, testsets, models, columns, humans, method, fmt, curve, lang, surprisal, units, reference,
-          require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, convention, executor,
-          workers, ray_address):
+          require_in_vocab, carry_state, batch_size, device, dtype, engine, threads, convention, normalize,
+          unigram, executor, workers, ray_address):
     """Score test sets with language models.
 
     Score agreement test sets with language models and compare them with humans.
@@ -149,6 +158,8 @@ def score(run, testsets, models, columns, humans, method, fmt, curve, lang, surp
       agree score ../shared/data/clams/en_evalset ../shared/data/lm_syneval/templates \\
         --model runs/kn5 --method sentence --out clams-ml
       agree score ../shared/data/syntaxgym/json --model runs/kn5 --out sg
+      agree score ../shared/data/blimp/data --model gguf:gemma3-270m --method sentence \\
+        --normalize char --out blimp-gemma-char
 
     \b
     Scoring conventions (every engine; each model's are in manifest.json "scoring"
@@ -164,7 +175,11 @@ def score(run, testsets, models, columns, humans, method, fmt, curve, lang, surp
                            carry_state=carry_state, batch_size=batch_size, device=device, dtype=dtype,
                            engine=engine, threads=threads, executor=executor, workers=workers,
                            ray_address=ray_address, curve=curve, lang=lang,
-                           convention=check_convention(convention, method))
+                           convention=check_convention(convention, method),
+                           normalize=None if check_normalize(normalize, unigram, method) == "sum" else normalize,
+                           unigram=unigram)
+    if unigram:   # read before any model scores: a wrong directory is one line at once
+        load_unigram(unigram).close()
     result = score_to_dir(run, testsets, models, options)
     click.echo(result.table, nl=False)
     log.info(f"wrote {result.rows} scored rows and the summary to {run.out}")

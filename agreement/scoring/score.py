@@ -39,6 +39,7 @@ import numpy as np
 
 from agreement.errors import AgreeError
 from treebanks.errors import literal
+from agreement.scoring.normalize import apply_normalization
 from agreement.scoring.score_checks import check_finite, counted_skips
 from agreement.scoring.span import span_logprobs, target_span
 from agreement.scoring.syntaxgym import PredictionOutcome, evaluate_suites
@@ -268,7 +269,8 @@ class Scoring:
 def score_testsets(testsets: Sequence[TestSet], specs: Sequence[ModelSpec] = (), *,
                    from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
                    method: str = "target", on_words: Callable | None = None,
-                   score_models: Callable | None = None, **load_options) -> Scoring:
+                   score_models: Callable | None = None, normalize: str = "sum",
+                   unigram: str | None = None, **load_options) -> Scoring:
     """Score loaded test sets with model directories and/or output columns of paper .tab
     files; the ``freq`` column of a paper .tab adds the paper's unigram baseline.
     ``load_options`` go to ``lm.load.load_model`` (``device``, ``batch_size``,
@@ -277,13 +279,16 @@ def score_testsets(testsets: Sequence[TestSet], specs: Sequence[ModelSpec] = (),
     :class:`agreement.scoring.sharded.ShardedScoring` hands shards to an executor), called
     as :func:`score_in_process` is. SyntaxGym suites' own predictions are evaluated too
     (:func:`suite_predictions`). ``require_in_vocab`` needs models: a .tab's columns
-    have no vocabulary to require."""
+    have no vocabulary to require. ``normalize``/``unigram``: the models' whole-sentence
+    scores normalised (:mod:`agreement.scoring.normalize`; ``sum``: as scored)."""
     if require_in_vocab and not specs:
         raise AgreeError("{require_in_vocab} needs a model with a vocabulary ({models}); "
                          "the model columns of a paper .tab ({from_outputs}) have none", fields=True)
     check_unique_items(testsets)
     scored = (score_models or score_in_process)(testsets, specs, require_in_vocab=require_in_vocab,
                                                 method=method, on_words=on_words, **load_options)
+    scored = ModelScores(apply_normalization(scored.table, normalize, specs, unigram, sentence_pair,
+                                             **load_options), scored.conventions)
     suites = [(ts.label, s) for ts in testsets for s in ts.suites]
     predictions = suite_predictions(suites, specs, **load_options) if suites and specs else []
     extra = ScoredTable.concat([t for ts in testsets for t in output_columns(ts, from_outputs, method)])

@@ -48,7 +48,9 @@ class ScoreOptions:
     ``target`` or ``sentence``; fmt: the format of every test set (``auto``);
     surprisal/units: tokens.tsv; curve: the models are the points of learning curves
     (:mod:`agreement.scoring.curve`); lang: a test set's language where its files do not
-    say it (CLAMS); convention: the text subword models read (:mod:`lm.pieces`).
+    say it (CLAMS); convention: the text subword models read (:mod:`lm.pieces`);
+    normalize, unigram: whole-sentence scores normalised (:mod:`agreement.scoring.normalize`;
+    None: the sum, and neither recorded).
     How the models run, not recorded as parameters: torch_threads: torch's CPU threads
     while scoring when threads is None (None: torch's own setting); executor, workers,
     ray_address: where the models run (:mod:`agreement.scoring.executors`; the manifest
@@ -71,6 +73,8 @@ class ScoreOptions:
     curve: bool = field(default=False, metadata=WHEN_SET)
     lang: str | None = field(default=None, metadata=WHEN_SET)
     convention: str = "agree"
+    normalize: str | None = field(default=None, metadata=WHEN_SET)
+    unigram: str | None = field(default=None, metadata=WHEN_SET)
     torch_threads: int | None = field(default=None, metadata=HOW)
     executor: str = field(default="in-process", metadata=HOW)
     workers: int | None = field(default=None, metadata=HOW)
@@ -158,7 +162,8 @@ def score_into(directory: Path, testsets: Sequence[TestSet], specs: Sequence[Mod
             _surprisal(directory, options) as writer:
         scoring = score_testsets(testsets, specs, from_outputs=options.from_outputs,
                                  require_in_vocab=options.require_in_vocab, method=options.method,
-                                 on_words=writer.add if writer else None, score_models=score_models, **load)
+                                 on_words=writer.add if writer else None, score_models=score_models,
+                                 normalize=options.normalize or "sum", unigram=options.unigram, **load)
     write_scored(directory / "items.tsv", scoring.table)
     if scoring.predictions:
         write_predictions(directory / PREDICTIONS_FILE, scoring.predictions)
