@@ -18,11 +18,15 @@ from pathlib import Path
 
 import pytest
 
+import nonce.budget
 from conftest import run_agree
 from formats.items import write_items
 from formats.release import read_release
 from formats.release_card import read_index
 from inspect_fixtures import number_items, number_lstm, write_items_dir, write_model_dir
+from lm.corpus.prepare import load_corpus
+from lm.unigram import train_unigram
+from test_bad_inputs import scored_dir
 from test_nonce_cli import make_extract_dir
 from test_relations import BASIC, MORE, write
 from test_released import released  # noqa: F401 (a fixture)
@@ -59,7 +63,8 @@ def one_error(result, code: int = 1) -> str:
 
 
 def nothing_left_beside(out: Path) -> None:
-    leftovers = [p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}") or p.name == f"{out.name}.partial"]
+    leftovers = [p.name for p in out.parent.iterdir()
+                 if p.name.startswith(f".{out.name}") or p.name == f"{out.name}.partial"]
     assert leftovers == [], leftovers
 
 
@@ -106,8 +111,9 @@ def test_a_link_back_into_the_folder_is_not_followed(plain, ud, tmp_path):
 
 def test_a_link_out_of_the_folder_is_not_followed(ud, tmp_path):
     elsewhere = small_ud(tmp_path / "elsewhere")
-    (elsewhere / "UD_Italian-Toy" / "it_toy-ud-test.conllu").rename(elsewhere / "UD_Italian-Toy" / "it_far-ud-test.conllu")
-    (ud / "far").symlink_to(elsewhere / "UD_Italian-Toy")
+    far = elsewhere / "UD_Italian-Toy"
+    (far / "it_toy-ud-test.conllu").rename(far / "it_far-ud-test.conllu")
+    (ud / "far").symlink_to(far)
     (ud / "UD_Italian-Toy" / "it_file-ud-dev.conllu").symlink_to(elsewhere / "UD_Maltese-Bare" / "mt_bare-ud-test.conllu")
     r = extract_all(ud, tmp_path / "out")
     assert r.exit_code == 0, r.output
@@ -270,7 +276,6 @@ def test_absurd_variant_counts_are_refused_before_any_work(ud, tmp_path, option,
 def test_variants_beyond_memory_fail_the_language_before_they_are_made(ud, tmp_path, monkeypatch):
     """The bound above is per item; a language with many items is checked against the
     memory and disk before its variants are made (here: memory made to look tiny)."""
-    import nonce.budget
     monkeypatch.setattr(nonce.budget, "memory_shortfall", lambda need: "more memory than this machine has")
     r = extract_all(ud, tmp_path / "out")
     error = one_error(r)
@@ -282,8 +287,6 @@ def test_variants_beyond_memory_fail_the_language_before_they_are_made(ud, tmp_p
 
 @pytest.fixture(scope="module")
 def unigram(tmp_path_factory):
-    from lm.corpus.prepare import load_corpus
-    from lm.unigram import train_unigram
     root = tmp_path_factory.mktemp("unigram")
     make_corpus(root / "corpus", n_sentences=60)
     train_unigram(load_corpus(root / "corpus"), root / "uni")
@@ -413,7 +416,8 @@ def test_inspect_max_items_below_one_whole_item_says_so(lstm, tmp_path):
            "has 2); give --max-items 2 or more" in error
 
 
-@pytest.mark.parametrize("content", [b"\xff\xfe\x00garbage\x80\n", "form\tlemma\tupos\tfeats\tcount\nd\xf6g\n".encode("latin-1")])
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00garbage\x80\n",
+                                     "form\tlemma\tupos\tfeats\tcount\nd\xf6g\n".encode("latin-1")])
 def test_inspect_paradigms_garbage_names_the_file(lstm, tmp_path, content):
     items = write_items_dir(tmp_path / "items")
     (tmp_path / "garbage.tsv").write_bytes(content)
@@ -499,7 +503,6 @@ def test_import_model_of_a_checkpoint_still_being_written_is_one_error(released,
 def test_analyze_rows_all_right_skips_the_mixed_model_with_a_note(tmp_path):
     """A score directory whose decidable rows are all right (one row here, a tie left
     out) raised statsmodels' ValueError from the mixed model."""
-    from test_bad_inputs import scored_dir
     scored_dir(tmp_path / "scored")
     items = tmp_path / "scored" / "items.tsv"
     items.write_text("".join(items.read_text().splitlines(True)[:3]))
@@ -529,3 +532,37 @@ def test_an_extract_directory_that_gives_nothing_says_so(tmp_path, command, edit
     r = run_agree(command, tmp_path / "ext", "--out", tmp_path / "out", "-q")
     assert r.exit_code == 0, r.output
     assert f"Warning: " in r.stderr and warning in r.stderr
+
+
+def training_in_progress(model: Path) -> str:       # what train-lm's OUT.partial holds
+    (model / "checkpoint.pt").write_bytes((model / "model.pt").read_bytes())
+    for name in ("config.json", "model.pt"):
+        (model / name).unlink()
+    return "not a model directory (no config.json)"
+
+
+def no_weights(model: Path) -> str:
+    (model / "model.pt").unlink()
+    return "no model.pt in the model directory"
+
+
+def empty_weights(model: Path) -> str:
+    (model / "model.pt").write_bytes(b"")
+    return "model.pt: unreadable checkpoint"
+
+
+def short_vocab(model: Path) -> str:
+    (model / "vocab.txt").write_text("<eos>\n<unk>\n")
+    return "vocab.txt: 2 entries but the model predicts"
+
+
+@pytest.mark.parametrize("command", ["inspect", "score"])
+@pytest.mark.parametrize("state", [training_in_progress, no_weights, empty_weights, short_vocab])
+def test_a_model_directory_not_yet_whole_is_one_error(lstm, tmp_path, command, state):
+    model = tmp_path / "model"
+    shutil.copytree(lstm, model)
+    said = state(model)
+    items = write_items_dir(tmp_path / "items")
+    r = run_agree(command, items, "--model", model, "--out", tmp_path / "o", "-q")
+    assert said in one_error(r)
+    nothing_left_beside(tmp_path / "o")
