@@ -114,7 +114,8 @@ def test_a_link_out_of_the_folder_is_not_followed(ud, tmp_path):
     far = elsewhere / "UD_Italian-Toy"
     (far / "it_toy-ud-test.conllu").rename(far / "it_far-ud-test.conllu")
     (ud / "far").symlink_to(far)
-    (ud / "UD_Italian-Toy" / "it_file-ud-dev.conllu").symlink_to(elsewhere / "UD_Maltese-Bare" / "mt_bare-ud-test.conllu")
+    maltese = elsewhere / "UD_Maltese-Bare" / "mt_bare-ud-test.conllu"
+    (ud / "UD_Italian-Toy" / "it_file-ud-dev.conllu").symlink_to(maltese)
     r = extract_all(ud, tmp_path / "out")
     assert r.exit_code == 0, r.output
     assert "it leads out of the folder" in r.stderr
