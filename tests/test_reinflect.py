@@ -7,7 +7,8 @@ from pathlib import Path
 
 from treebanks.paradigms import Analysis
 from treebanks.reinflect import LEMMA, Reinflector, contrast
-from treebanks.reinflect_rules import RuleIndex, edit_rule, spelling_variant
+from treebanks.reinflect_rules import RuleIndex, edit_rule
+from treebanks.sounds import is_spelling_variant as spelling_variant
 from treebanks.unimorph import Lexicon
 
 INF = "VerbForm=Inf"
@@ -143,3 +144,10 @@ class TestLexicon:
             model.form_of("run", "VERB", "Number=Sing|Person=3").origin != "lexicon"
         assert model.form_of("run", "VERB", "Number=Plur|Person=3").origin == "lexicon"
         assert model.form_of("walk", "VERB", SG3).form == "walks"   # the treebank's own form wins
+
+
+def test_misspellings_are_no_cells():
+    counts = english()
+    counts[Analysis("walkz", "walk", "VERB", "Mood=Ind|Number=Plur|Person=3|Tense=Pres|Typo=Yes|VerbForm=Fin")] = 1
+    model = Reinflector.train(counts)
+    assert all("Typo" not in feats for feats in model.main_forms("walk", "VERB"))

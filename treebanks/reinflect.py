@@ -40,10 +40,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Mapping
 
-from treebanks.features import parse_feats
+from treebanks.features import format_feats, parse_feats
 from treebanks.paradigms import AGREEMENT_LIKE, Analysis
-from treebanks.reinflect_rules import RuleIndex, spelling_variant
-from treebanks.unimorph import Lexicon, format_feats
+from treebanks.reinflect_rules import RuleIndex
+from treebanks.sounds import is_spelling_variant
+from treebanks.unimorph import Lexicon
 
 #: the source cell of lemma -> form rules
 LEMMA = "LEMMA"
@@ -54,6 +55,8 @@ MIN_SUPPORT = 10
 ORIGINS = ("attested", "lexicon", "generated")
 #: parts of speech that never inflect for agreement (no rules are learned for them)
 _SKIP_UPOS = frozenset({"PUNCT", "SYM", "X", "ADP", "CCONJ", "SCONJ", "INTJ", "_"})
+#: analyses that are no cell of a paradigm: misspellings, abbreviations, foreign words
+_NOT_PARADIGM = ("Typo=Yes", "Abbr=Yes", "Foreign=Yes")
 #: the order a pair's contrasted feature is named in (Number first: method.md)
 _PIVOTS = ("Number", "Person", "Gender", "Animacy")
 
@@ -155,6 +158,13 @@ def _classes(upos: str, src: str, dst: str, form: str) -> tuple[tuple, ...]:
     return (upos, src, dst, form[-2:]), (upos, src, dst, form[-1:]), (upos, src, dst, "")
 
 
+def _most_frequent(forms: Mapping[str, int]) -> str:
+    """The most frequent form (ties: the one that sorts first)."""
+    if len(forms) == 1:
+        return next(iter(forms))
+    return min(forms.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
 def _fold(lemma: str) -> int:
     return zlib.crc32(lemma.encode("utf-8")) & 1
 
@@ -175,7 +185,8 @@ class Reinflector:
         self.both: Counter = Counter()    # (upos, a, b) -> lemmas with both
         self._by_form: dict[tuple[str, str], list[Reading]] = defaultdict(list)
         self._agreement_cells: dict[str, list[str]] = {}
-        self._generated: dict[tuple[str, str], dict[str, Generated]] = {}
+        self._generated: dict[tuple, dict[str, Generated]] = {}
+        self._main: dict[tuple[str, str], dict[str, str]] = {}
 
     # -- training ---------------------------------------------------------------
     @classmethod
@@ -188,7 +199,8 @@ class Reinflector:
         known = {a.form for a, _ in rows}
         cells: dict = defaultdict(lambda: defaultdict(Counter))
         for a, n in rows:
-            if a.upos in _SKIP_UPOS or a.lemma == "_" or "+" in a.lemma or not a.form or a.feats == "_":
+            if (a.upos in _SKIP_UPOS or a.lemma == "_" or "+" in a.lemma or not a.form or a.feats == "_"
+                    or any(mark in a.feats for mark in _NOT_PARADIGM)):
                 continue
             cells[a.lemma, a.upos][a.feats][uncapitalised(a.form, known)] += n
         lex_cells, conflicts = _lexicon_cells(lexicon, cells)
@@ -197,10 +209,15 @@ class Reinflector:
         return model
 
     def main_forms(self, lemma: str, upos: str) -> dict[str, str]:
-        """feats -> the cell's form: the treebanks' most frequent, else the lexicon's."""
-        out = dict(self.lexicon_cells.get((lemma, upos), {}))
-        for feats, forms in self.cells.get((lemma, upos), {}).items():
-            out[feats] = min(forms.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        """feats -> the cell's form: the treebanks' most frequent, else the lexicon's
+        (computed once per lemma; do not change the dict returned)."""
+        key = (lemma, upos)
+        out = self._main.get(key)
+        if out is None:
+            out = dict(self.lexicon_cells.get(key, {}))
+            for feats, forms in self.cells.get(key, {}).items():
+                out[feats] = _most_frequent(forms)
+            self._main[key] = out
         return out
 
     def _pairs(self):
@@ -276,8 +293,7 @@ class Reinflector:
         lemma's most reliable source cell (module docstring); None when none is."""
         by_cell = self.cells.get((lemma, upos), {})
         if feats in by_cell:
-            form = min(by_cell[feats].items(), key=lambda kv: (-kv[1], kv[0]))[0]
-            return Generated(form, lemma, upos, feats, "attested")
+            return Generated(_most_frequent(by_cell[feats]), lemma, upos, feats, "attested")
         lex = self.lexicon_cells.get((lemma, upos), {})
         if feats in lex:
             return Generated(lex[feats], lemma, upos, feats, "lexicon")
@@ -319,7 +335,7 @@ class Reinflector:
         or "": a spelling variant of it, or not its cell's most frequent form."""
         if wrong == correct:
             return "the same form"
-        if spelling_variant(correct, wrong):
+        if is_spelling_variant(correct, wrong):
             return "a spelling variant of the correct form (case, ß/ss, hyphen or apostrophe)"
         main = self.main_forms(lemma, upos).get(feats)
         if main is not None and wrong != main and wrong != main[:1].upper() + main[1:]:

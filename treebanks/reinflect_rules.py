@@ -1,4 +1,4 @@
-"""String edit rules for reinflection, and the spelling-variant test.
+"""String edit rules for reinflection.
 
 An *edit rule* turns one word form into another: ``(src_prefix, dst_prefix,
 src_suffix, dst_suffix)``. It is read off a training pair as the SIGMORPHON
@@ -20,17 +20,13 @@ of a lemma, predict it from the rest) without training again.
 """
 from __future__ import annotations
 
-import unicodedata
-from collections import Counter
-from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import NamedTuple
 
 #: letters of stem context an ending carries beyond the replaced suffix
 CONTEXT = 4
 #: the mark of a whole-word ending (``^`` + the form)
 ANCHOR = "^"
-#: characters a spelling variant may add or drop (hyphens, apostrophes, elision marks)
-_IGNORED = frozenset("-\u2010\u2011'\u2019\u02bc`\u00b4")
 
 
 class Rule(NamedTuple):
@@ -53,18 +49,33 @@ class Rule(NamedTuple):
         return f"{pre}-{self.src_suffix or '∅'}->{self.dst_suffix or '∅'}"
 
 
+@lru_cache(maxsize=1 << 16)
 def edit_rule(src: str, dst: str) -> tuple[Rule, str]:
-    """The rule turning ``src`` into ``dst``, and the stem they share."""
+    """The rule turning ``src`` into ``dst``, and the stem they share (cached: held-out
+    evaluation asks again for every pair it trained on)."""
     n = 0
     for a, b in zip(src, dst):
         if a != b:
             break
         n += 1
     if n == 0 and src and dst:
-        m = SequenceMatcher(None, src, dst, autojunk=False).find_longest_match(0, len(src), 0, len(dst))
-        if m.size >= 2:  # a one-letter "stem" is a coincidence, not an alignment
-            return (Rule(src[:m.a], dst[:m.b], src[m.a + m.size:], dst[m.b + m.size:]), src[m.a:m.a + m.size])
+        found = _common_substring(src, dst)
+        if found is not None:
+            i, j, size = found
+            return Rule(src[:i], dst[:j], src[i + size:], dst[j + size:]), src[i:i + size]
     return Rule("", "", src[n:], dst[n:]), src[:n]
+
+
+def _common_substring(src: str, dst: str) -> tuple[int, int, int] | None:
+    """(start in src, start in dst, length) of the longest substring the two share, the
+    leftmost in ``src`` among the longest; None below two letters (a one-letter "stem"
+    is a coincidence, not an alignment). Substring tests run in C: words are short."""
+    for size in range(min(len(src), len(dst)), 1, -1):
+        for i in range(len(src) - size + 1):
+            j = dst.find(src[i:i + size])
+            if j >= 0:
+                return i, j, size
+    return None
 
 
 def endings(src: str, rule: Rule, stem: str) -> list[str]:
@@ -84,7 +95,7 @@ class RuleIndex:
     """Rules per (cell change, ending), counted (module docstring)."""
 
     def __init__(self) -> None:
-        self._rules: dict = {}   # change -> ending -> Counter(Rule)
+        self._rules: dict = {}   # change -> ending -> {Rule: count}
 
     def add(self, change, src: str, dst: str) -> None:
         rule, stem = edit_rule(src, dst)
@@ -92,9 +103,9 @@ class RuleIndex:
         for e in endings(src, rule, stem):
             c = by_ending.get(e)
             if c is None:
-                by_ending[e] = Counter({rule: 1})
+                by_ending[e] = {rule: 1}   # a plain dict: Counter() costs a Python call per ending
             else:
-                c[rule] += 1
+                c[rule] = c.get(rule, 0) + 1
 
     def changes(self) -> list:
         return sorted(self._rules)
@@ -130,15 +141,3 @@ class RuleIndex:
                 return best[1].apply(form), best[1], e, best[2]
         return None
 
-
-def spelling_key(form: str) -> str:
-    """What two spellings of one word share: NFC, case folded (which also maps ß to
-    ss), hyphens and apostrophes removed."""
-    s = unicodedata.normalize("NFC", form).casefold()
-    return "".join(ch for ch in s if ch not in _IGNORED)
-
-
-def spelling_variant(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` differ only in case, ß/ss, hyphens or apostrophes
-    (``muß``/``muss``, ``Є``/``є``, ``haven't``/``havent``): never a contrast of cells."""
-    return a != b and spelling_key(a) == spelling_key(b)
