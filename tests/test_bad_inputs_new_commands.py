@@ -9,6 +9,7 @@ never an ``OUT.partial`` or a temporary directory left behind.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import nonce.budget
+from agreement.extraction import batch
 from conftest import run_agree
 from formats.items import write_items
 from formats.release import read_release
@@ -567,3 +569,20 @@ def test_a_model_directory_not_yet_whole_is_one_error(lstm, tmp_path, command, s
     r = run_agree(command, items, "--model", model, "--out", tmp_path / "o", "-q")
     assert said in one_error(r)
     nothing_left_beside(tmp_path / "o")
+
+
+def test_a_treebank_that_stops_reading_half_way_fails_its_language_only(ud, tmp_path, monkeypatch):
+    """An OS error while a file is read (a disk or network fault: EIO) is its language's
+    failure; it stopped the whole run. The fault is injected where the files are read."""
+    real = batch.extract_items
+
+    def failing(files, config):
+        if config.lang == "mt":
+            raise OSError(errno.EIO, "Input/output error", str(files[0]))
+        return real(files, config)
+
+    monkeypatch.setattr(batch, "extract_items", failing)
+    r = extract_all(ud, tmp_path / "out")
+    assert "mt_bare-ud-test.conllu: cannot be read (input/output error)" in one_error(r)
+    assert index_rows(tmp_path / "out")["it"]["items"] != "0"
+    nothing_left_beside(tmp_path / "out")

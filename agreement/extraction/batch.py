@@ -66,7 +66,7 @@ from nonce.generate import NonceConfig, NonceResult, make_nonce
 from nonce.frames import frames_for_files
 from treebanks.cache import file_sha256
 from treebanks.paradigms import PARADIGMS_FILE
-from treebanks.ud_release import unreadable_file
+from treebanks.ud_release import os_reason, unreadable_file
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +157,10 @@ def run_language(task: LanguageTask) -> LanguageOutcome:
                 row = _mine_into(task, tmp)
         except DomainError as e:
             return _failed(task, str(e), start)
+        except OSError as e:   # a treebank file that stops reading half-way; any other fault stops the run
+            if e.filename is None or Path(e.filename) not in set(task.language.files):
+                raise
+            return _failed(task, f"{e.filename}: cannot be read ({os_reason(e)})", start)
     return LanguageOutcome(row, seconds=time.perf_counter() - start)
 
 
