@@ -75,6 +75,7 @@ class TestReinflector:
         readings = {(r.feats, r.origin) for r in model.analyses("jump", "VERB")}
         assert readings == {(INF, "attested"), (PL3, "generated")}
         assert {r.feats for r in model.analyses("jumps", "VERB")} == {SG3}
+        assert {r.feats for r in model.analyses("Jump", "VERB")} == {INF, PL3}   # sentence-initial
 
     def test_unreliable_class_generates_nothing(self):
         counts = english()

@@ -308,12 +308,14 @@ class Reinflector:
                  min_reliability: float = RELIABLE) -> list[Reading]:
         """Every cell ``form`` fills as ``upos``: the attested and lexicon analyses, and
         each agreement cell of ``lemma`` (or of the lemmas the form is attested with)
-        whose generated form is ``form``. Sorted by lemma, then cell."""
-        found = list(self._by_form.get((form, upos), ()))
+        whose generated form is ``form``. A sentence-initial capital is read as the
+        model stores forms (``Gebe`` as ``gebe``). Sorted by lemma, then cell."""
+        spellings = {form, form[:1].lower() + form[1:]}
+        found = [r for f in sorted(spellings) for r in self._by_form.get((f, upos), ())]
         lemmas = sorted({r.lemma for r in found} | ({lemma} if lemma else set()))
         for lem in lemmas:
             for feats, g in sorted(self._generated_cells(lem, upos, min_reliability).items()):
-                if g.form == form:
+                if g.form in spellings:
                     found.append(Reading(form, lem, upos, feats, "generated", g.reliability))
         return sorted(set(found), key=lambda r: (r.lemma, r.feats, ORIGINS.index(r.origin)))
 
