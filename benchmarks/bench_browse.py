@@ -87,12 +87,32 @@ def time_filters(browser: Chromium, timeout: float) -> dict[str, tuple[float, in
     return out
 
 
+def screenshot(browser: Chromium, page: Path, path: Path, timeout: float) -> None:
+    """The docs' pictures: PATH_summary (the page as it opens), then PATH: the first model
+    wrong on items with attractors, sorted by its margin, the first row's detail open."""
+    load(browser, page, timeout=timeout)
+    time.sleep(0.5)   # the plots
+    summary = path.with_name(path.stem + "_summary" + path.suffix)
+    browser.screenshot(summary)   # first the summary of every row, with the runs' plots
+    print(f"screenshot: {summary}")
+    browser.evaluate("agreeBrowse.setFilter('m0', '0')")
+    browser.evaluate("agreeBrowse.setFilter('attractors', 'ge1')")
+    browser.evaluate("agreeBrowse.setSort('margin0', true)")
+    browser.evaluate("document.querySelector('#rows .row').click()")
+    browser.wait_for("!!document.querySelector('#detail .pair') && !agreeBrowse.pending()", timeout=timeout)
+    browser.evaluate("document.getElementById('summary-box').open = false")
+    time.sleep(0.5)   # the plots and the layout settle
+    browser.screenshot(path)
+    print(f"screenshot: {path}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("page", type=Path, help="an agree browse output directory")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--naive-timeout", type=float, default=300.0)
     ap.add_argument("--no-naive", action="store_true", help="skip the baseline")
+    ap.add_argument("--screenshot", type=Path, help="also write a PNG of the page (the docs' picture)")
     args = ap.parse_args()
     if find_chromium() is None:
         sys.exit("bench_browse: no chromium here (apt-get install chromium)")
@@ -117,6 +137,8 @@ def main() -> None:
             secs = [r[name][0] for r in timed]
             print(f"filter {name}: {statistics.median(secs) * 1000:.0f} ms, {timed[0][name][1]:,} rows kept")
         print(f"sort by margin of {models[0]}: {sort_ms:.0f} ms ({time.monotonic() - t:.2f} s wall)")
+        if args.screenshot:
+            screenshot(browser, args.page, args.screenshot, args.naive_timeout)
         naive = None
         if not args.no_naive:
             try:

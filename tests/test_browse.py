@@ -163,3 +163,17 @@ def test_bad_inputs(score_runs, tmp_path):
                   "--out", tmp_path / "shifted-score", "-q")
     assert r.exit_code == 0, r.stderr
     _only_error(browse(score_runs["uni"], tmp_path / "shifted-score", "--out", out), out, "scored other test sets")
+
+
+def test_humans_column_and_filter_values(score_runs, tmp_path):
+    """--humans: each judged row's share of raters choosing the correct form; NaN for the
+    others (the page's humans filter and column read it)."""
+    judged = tmp_path / "humans.tsv"
+    judged.write_text("item_id\tvariant\tvotes_correct\tvotes_wrong\ns0\t0\t3\t1\ns2\t0\t0\t2\n", encoding="utf-8")
+    r = browse(score_runs["uni"], "--humans", judged, "--out", tmp_path / "page", "-q")
+    assert r.exit_code == 0, r.stderr
+    meta, cols = page_columns(tmp_path / "page")
+    assert meta["humans"] is True
+    shares = {(it.item_id, it.variant): h for it, h in zip(make_items(), cols["human"])}
+    assert shares[("s0", 0)] == np.float32(0.75) and shares[("s2", 0)] == 0.0
+    assert np.isnan([h for k, h in shares.items() if k not in {("s0", 0), ("s2", 0)}]).all()

@@ -42,12 +42,12 @@
     if (rows) return rows[i - k * META.chunkRows];
     if (then) {
       if (!waiting.has(k)) {
-        waiting.set(k, []);
+        waiting.set(k, new Set());
         const s = document.createElement("script");
         s.src = "data/text/t" + String(k).padStart(5, "0") + ".js";
         document.body.appendChild(s);
       }
-      waiting.get(k).push(then);
+      waiting.get(k).add(then);   // a Set: one repaint per chunk however many rows wait on it
     }
     return null;
   }
@@ -225,7 +225,12 @@
     for (let j = 0; j < w[1].length; j++) s += w[1][j] + (w[2][j] === "1" ? " " : "");
     return s;
   }
-  let painted = "", wordsMs = 0;
+  let painted = "", wordsMs = 0, queued = false;
+  function repaint() {   // once, after the chunks that arrived together
+    if (queued) return;
+    queued = true;
+    setTimeout(() => { queued = false; paint(true); }, 0);
+  }
   function paint(force) {
     const rows = state.rows, vp = $("viewport");
     if (naive) return;
@@ -237,7 +242,7 @@
     let html = "", pending = false;
     for (let p = first; p < last; p++) {
       const i = rows[p];
-      if (!words(i, null)) { pending = true; words(i, () => paint(true)); }
+      if (!words(i, null)) { pending = true; words(i, repaint); }
       html += '<div class="row' + (i === state.selected ? " sel" : "") + '" data-row="' + i + '" style="top:' +
         p * ROW_H + 'px;position:absolute;left:0;right:0">' + cellsOf(i, p) + "</div>";
     }
@@ -245,11 +250,15 @@
     $("rows").dataset.pending = pending ? "1" : "";
     if (!pending && !wordsMs) wordsMs = performance.now();   // the first screen complete (the benchmark reads it)
   }
-  function paintNaive() {   // the baseline: one DOM row per filtered row, words loaded for all
-    let html = "";
-    for (let p = 0; p < state.rows.length; p++) html += '<div class="row" data-row="' + state.rows[p] + '">' + cellsOf(state.rows[p], p) + "</div>";
-    $("rows").style.position = "static";
-    $("rows").innerHTML = html;
+  function paintNaive() {   // the baseline: one DOM row per filtered row (appended 10,000 at a time:
+    $("rows").style.position = "static";   // one string of a million rows is past V8's longest)
+    $("rows").innerHTML = "";
+    for (let a = 0; a < state.rows.length; a += 10000) {
+      let html = "";
+      for (let p = a; p < Math.min(a + 10000, state.rows.length); p++) html += '<div class="row" data-row="' + state.rows[p] + '">' + cellsOf(state.rows[p], p) + "</div>";
+      $("rows").insertAdjacentHTML("beforeend", html);
+    }
+    document.body.offsetHeight;   // the layout of every row, as a page showing them all must do
   }
 
   // ---------------------------------------------------------------- summary
@@ -306,11 +315,9 @@
   }
 
   // ---------------------------------------------------------------- detail
-  function marked(w, good, surp) {
+  function marked(w, good, surp, max) {   // surp: per-word surprisal, coloured on one scale up to max
     const ws = good ? w[1] : (w[7] || w[1].map((x, j) => (j === w[4] ? w[5] : x)));
     const att = new Set(w[6]);
-    let max = 0;
-    if (surp) for (const s of surp) if (s > max) max = s;
     return ws.map((x, j) => {
       const cls = "w" + (j === w[3] ? " cue" : "") + (j === w[4] ? " target" : "") + (att.has(j) ? " attractor" : "");
       const s = surp ? surp[j] : null, style = s !== null && s !== undefined && max > 0 ?
@@ -340,8 +347,10 @@
     if (META.humans && C.human[i] === C.human[i]) h += "<p>humans: " + (100 * C.human[i]).toFixed(0) + "% chose the correct form</p>";
     if (w[8]) {
       h += '<div class="surp">';
-      for (const k in w[8]) h += "<h3>surprisal, " + esc(MODELS[k].name) + " (" + META.units + ")</h3>" + '<div class="sent">' +
-        marked(w, true, w[8][k][0]) + '</div><div class="sent">' + marked(w, false, w[8][k][1]) + "</div>";
+      const top = (k) => Math.max(0, ...w[8][k][0].concat(w[8][k][1] || []).filter((x) => x !== null));
+      for (const k in w[8]) h += "<h3>surprisal, " + esc(MODELS[k].name) + " (" + META.units + "; darker: more surprising)</h3>" +
+        '<div class="sent"><span class="muted">correct </span>' + marked(w, true, w[8][k][0], top(k)) +
+        '</div><div class="sent"><span class="muted">wrong </span>' + marked(w, false, w[8][k][1], top(k)) + "</div>";
       h += "</div>";
     }
     h += variants(i);
