@@ -181,12 +181,12 @@ def main(argv=None):
     print(f"agree cold (empty cache: parse {len(files)} files in parallel processes, fill the cache): "
           f"{t_cold:.2f} s; one process, no cache: {t_serial:.2f} s")
     print(f"agree warm (parsed treebank from the cache, {warm.reading}): best {t_warm:.3f} s of "
-          f"{', '.join(f'{t:.3f}' for t in warm_times)}; {len(warm.kept)} constructions, {len(warm.items)} items; "
-          f"with other settings (--min-count 5 --max-distance 10): {t_other:.3f} s, {len(other.kept)} constructions")
+          f"{', '.join(f'{t:.3f}' for t in warm_times)}; {len(warm.report.kept)} constructions, {len(warm.items)} items; "
+          f"with other settings (--min-count 5 --max-distance 10): {t_other:.3f} s, {len(other.report.kept)} constructions")
     print(f"released code's way: {n_rel} sentences, best {t_rel:.2f} s of "
           f"{', '.join(f'{t:.2f}' for t in released_times)}; {len(kept)} constructions, "
           f"{len(items)} items (its exact-feature alternatives)")
-    same = sorted(kept) == sorted(c.key for c in warm.kept) and n_rel == n and warm.items == cold.items
+    same = sorted(kept) == sorted(c.key for c in warm.report.kept) and n_rel == n and warm.items == cold.items
     print(f"same constructions: {same}; cold {t_rel / t_cold:.1f}x, one process without cache "
           f"{t_rel / t_serial:.1f}x, warm {t_rel / t_warm:.1f}x the released code's way")
     print(f"extract warm (parsed-treebank cache): {n / t_warm:.0f} sentences/s, {t_rel / t_warm:.1f}x "

@@ -53,8 +53,8 @@ def row(lang: str, path: Path, cache: str) -> tuple[str, ...]:
     nonce = make_nonce(five.items, five.paradigms, NonceConfig(n=9, lang=lang), random.Random(1))
     fused = nonce.positions_fused_unchanged
     spread = sorted(k for k, n in nonce.distinct_pairs.items() for _ in range(n))
-    return (lang, path.name, str(five.sentences), f"{len(default.kept)} / {len(default.items)}",
-            f"{len(five.kept)} / {len(five.items)}", str(five.filters["non_number_difference"]),
+    return (lang, path.name, str(five.sentences), f"{len(default.report.kept)} / {len(default.items)}",
+            f"{len(five.report.kept)} / {len(five.items)}", str(five.filters["non_number_difference"]),
             str(five.filters["excluded_value"]), f"{nonce.variants} ({nonce.with_variants})",
             f"{sum(nonce.positions_fused.values())} ({sum(nonce.positions_fused.values()) - sum(fused.values())})",
             f"{sum(nonce.positions_no_candidate.values())} / {fused.get('no_attested_respelling', 0)} / "

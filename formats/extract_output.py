@@ -3,7 +3,7 @@
 The directory is written by :func:`agreement.extraction.extract_dir.extract_to_dir` from the
 owners of its files: ``items.tsv`` (:mod:`formats.items`), ``paradigms.tsv``
 (:class:`treebanks.paradigms.ParadigmTable`), ``constructions.tsv``
-(:func:`agreement.extraction.extract.write_constructions`, read by people) and ``manifest.json``
+(:func:`agreement.extraction.constructions.write_constructions`, read by people) and ``manifest.json``
 (:mod:`formats.manifest`). ``agree nonce`` and ``agree swap-targets`` read it here."""
 from __future__ import annotations
 

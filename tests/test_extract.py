@@ -140,17 +140,17 @@ def result(toy):
 
 class TestMining:
     def test_subject_verb_kept_verb_object_rejected(self, result):
-        assert [c.name for c in result.kept] == ["L NOUN VERB VERB"]
-        sv = result.kept[0]
+        assert [c.name for c in result.report.kept] == ["L NOUN VERB VERB"]
+        sv = result.report.kept[0]
         assert sv.pairs == (("Sing", "Sing", 15), ("Plur", "Plur", 13)) and sv.entropy == 0.0
-        vo = {c.name: c for c in result.constructions}["R VERB NOUN DET NOUN"]
+        vo = {c.name: c for c in result.report.constructions}["R VERB NOUN DET NOUN"]
         # the object is always singular: H(target | cue) = 0 would keep it; H(cue | target) does not
         assert {tv for _, tv, _ in vo.pairs} == {"Sing"}
         assert not vo.kept and vo.reason == "H(cue|target) = 0.6931 nats >= 0.001"
 
     def test_relative_clause_arc_rejected_by_entropy(self, result):
         """N1 -acl:relcl-> V2 agrees with N2, not with N1: any value pair occurs."""
-        c = {c.name: c for c in result.constructions}["R NOUN PRON NOUN VERB"]
+        c = {c.name: c for c in result.report.constructions}["R NOUN PRON NOUN VERB"]
         assert not c.kept and c.entropy > 0.5
 
     def test_filter_counts(self, result):
@@ -168,21 +168,21 @@ class TestMining:
                                              v1_feats="Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin"))
         one = toy_treebank(tmp_path / "one", extra=[bad(1)])
         two = toy_treebank(tmp_path / "two", extra=[bad(1), bad(2)])
-        assert [c.name for c in extract_items([one]).kept] == ["L NOUN VERB VERB"]
-        rejected = extract_items([two]).constructions
+        assert [c.name for c in extract_items([one]).report.kept] == ["L NOUN VERB VERB"]
+        rejected = extract_items([two]).report.constructions
         assert [c.reason for c in rejected if c.name == "L NOUN VERB VERB"] == ["H(cue|target) = 0.1963 nats >= 0.001"]
 
     def test_min_count_applies_to_both_numbers(self, toy):
-        assert extract_items([toy], ExtractConfig(min_count=13)).kept[0].name == "L NOUN VERB VERB"
+        assert extract_items([toy], ExtractConfig(min_count=13)).report.kept[0].name == "L NOUN VERB VERB"
         r = extract_items([toy], ExtractConfig(min_count=14))
-        assert r.kept == () and r.items == ()
-        sv = {c.name: c for c in r.constructions}["L NOUN VERB VERB"]
+        assert r.report.kept == () and r.items == ()
+        sv = {c.name: c for c in r.report.constructions}["L NOUN VERB VERB"]
         assert sv.reason == "fewer than two Number values on >= 14 cues (Plur 13, Sing 15)"
 
     def test_distance_bounds(self, toy):
         # subject and verb are 5 apart: a minimum of 6 loses them
-        assert extract_items([toy], ExtractConfig(min_distance=6)).kept == ()
-        assert extract_items([toy], ExtractConfig(max_distance=4)).kept == ()
+        assert extract_items([toy], ExtractConfig(min_distance=6)).report.kept == ()
+        assert extract_items([toy], ExtractConfig(max_distance=4)).report.kept == ()
 
     def test_non_projective_arc_is_not_a_candidate(self, tmp_path):
         path = tmp_path / "np.conllu"
@@ -203,7 +203,7 @@ class TestMining:
             extract_items([path])
 
     def test_explain(self, result):
-        vo, sv, none = result.explanations
+        vo, sv, none = result.report.explanations
         assert vo.splitlines() == [
             "R VERB NOUN DET NOUN: REJECTED (20 candidate arcs)",
             "  cue>target pairs: Plur>Sing 10, Sing>Sing 10",
@@ -268,7 +268,7 @@ class TestItems:
     def test_several_agreement_features(self, tmp_path):
         path = toy_treebank(tmp_path, gender=True)
         r = extract_items([path], ExtractConfig(features=("Number", "Gender")))
-        assert [c.name for c in r.kept] == ["L NOUN VERB VERB"]
+        assert [c.name for c in r.report.kept] == ["L NOUN VERB VERB"]
         it = by_id(r)["toy:sv-Sing-1:1-6"]  # the cat ... sleeps
         assert (it.number, it.correct, it.wrong) == ("Fem,Sing", "sleeps", "sleep")
 
@@ -281,9 +281,9 @@ class TestItems:
     def test_infer_verb_number_for_old_english_releases(self, tmp_path):
         path = toy_treebank(tmp_path, english_2_0=True)
         plain = extract_items([path])
-        assert plain.kept == ()
+        assert plain.report.kept == ()
         inferred = extract_items([path], ExtractConfig(infer_verb_number=True))
-        assert [c.name for c in inferred.kept] == ["L NOUN VERB VERB"]
+        assert [c.name for c in inferred.report.kept] == ["L NOUN VERB VERB"]
         assert len(inferred.items) == 25 and by_id(inferred)["toy:sv-Plur-0:1-6"].wrong == "barks"
 
     def test_alt_exact(self, toy):

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from agreement.extraction.extract import _infer_number
+from agreement.extraction.constructions import _infer_number
 from agreement.extraction.mining import ConstructionMiner, MiningConfig
 from test_extract import toy_conllu
 from test_languages import DUAL, ITALIAN

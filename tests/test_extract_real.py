@@ -21,11 +21,11 @@ def english():
 def test_english_relative_clause_construction_kept(english):
     """L NOUN VERB VERB passes every filter: Sing>Sing 24, Plur>Plur 12."""
     assert english.sentences == 16622
-    kept = {c.name: c for c in english.kept}
+    kept = {c.name: c for c in english.report.kept}
     sv = kept["L NOUN VERB VERB"]
     assert dict(((cv, tv), n) for cv, tv, n in sv.pairs if n > 1) == {("Sing", "Sing"): 24, ("Plur", "Plur"): 12}
     items = [it for it in english.items if it.construction == "NOUN VERB VERB"]
-    assert len(items) == english.item_counts[("L", ("NOUN", "VERB", "VERB"))] > 10
+    assert len(items) == english.report.item_counts[("L", ("NOUN", "VERB", "VERB"))] > 10
     for it in items:
         assert it.correct == it.tokens[it.target_index] != it.wrong
         assert it.target_index - it.cue_index >= 4 and it.pos[it.cue_index] == "NOUN"
@@ -34,16 +34,16 @@ def test_english_relative_clause_construction_kept(english):
 def test_english_coordination_construction_rejected_with_reason(english):
     """R VERB NOUN CCONJ VERB: coordinated verbs with different subjects (Plur>Sing
     twice) make H(cue | target) > 0 on this release."""
-    c = {c.name: c for c in english.constructions}[EN_REJECTED]
+    c = {c.name: c for c in english.report.constructions}[EN_REJECTED]
     assert not c.kept and ("Plur", "Sing", 2) in c.pairs and c.entropy > 0.001
-    text = english.explanations[0]
+    text = english.report.explanations[0]
     assert text.startswith(f"{EN_REJECTED}: REJECTED") and "Plur>Sing 2" in text and "FAILS" in text
 
 
 def test_italian_about_eight_constructions():
     r = extract_items([shared_path("ud", "it_isdt"), shared_path("ud", "it_partut")], ExtractConfig(min_count=5))
-    assert 6 <= len(r.kept) <= 10
-    assert {"L NOUN VERB VERB", "L DET ADJ NOUN"} <= {c.name for c in r.kept}
+    assert 6 <= len(r.report.kept) <= 10
+    assert {"L NOUN VERB VERB", "L DET ADJ NOUN"} <= {c.name for c in r.report.kept}
     assert len(r.items) > 80
 
 

@@ -311,7 +311,7 @@ class TestDual:
 
     def test_dual_arcs_excluded_and_counted_wrong_forms_never_dual(self, tmp_path):
         r = self._extract(tmp_path)
-        assert [c.name for c in r.kept] == ["L NOUN ADV ADV ADV VERB"]
+        assert [c.name for c in r.report.kept] == ["L NOUN ADV ADV ADV VERB"]
         assert r.filters["excluded_value"] == 6  # the six dual subject-verb arcs
         assert len(r.items) == 8
         assert {it.number for it in r.items} == {"Sing", "Plur"}
@@ -351,7 +351,7 @@ class TestExplainRejections:
         path.write_text(text, encoding="utf-8")
         r = extract_items([path], ExtractConfig(min_count=2, explain=("L NOUN ADV ADV ADV VERB",)))
         assert r.filters["non_number_difference"] == 3  # yaktub twice, katabūhu once
-        assert "differs beyond number: 3 (e.g. yaktub / katabūhu: Tense" in r.explanations[0]
+        assert "differs beyond number: 3 (e.g. yaktub / katabūhu: Tense" in r.report.explanations[0]
 
 
 class TestTreebankCache:
@@ -365,7 +365,7 @@ class TestTreebankCache:
         second = extract_items([path], ExtractConfig(min_count=2, cache_dir=str(cache), max_distance=10))
         assert (first.reading, second.reading) == ({"cached": 0, "parsed": 1}, {"cached": 1, "parsed": 0})
         assert plain.items == first.items == second.items
-        assert [c.name for c in second.kept] == ["L NOUN ADV ADV ADV VERB"]
+        assert [c.name for c in second.report.kept] == ["L NOUN ADV ADV ADV VERB"]
         assert [p.name.startswith(".tmp") for p in cache.iterdir()] == [False]  # atomic: no temporary left
 
     def test_corrupted_entry_is_ignored_and_rewritten(self, tmp_path):

@@ -117,7 +117,7 @@ class TestRelations:
         assert (person.wrong, person.wrong_value) == ("dormite", "2")  # the nearest other person
         assert ("subj-verb", "Gender", "dorme") not in items  # finite verbs here carry no Gender
         assert r.reason == "" and r.mode == "relations"
-        assert r.relation_counts[("det-noun", "Gender")]["items"] == sum(
+        assert r.report.counts[("det-noun", "Gender")]["items"] == sum(
             1 for it in r.items if it.relation == "det-noun" and it.feature == "Gender")
 
     def test_items_are_valid_and_round_trip(self, tmp_path):
@@ -157,15 +157,15 @@ class TestRelations:
     ])
     def test_exclusions_are_counted(self, tmp_path, change, excluded):
         r = relation_items(tmp_path, BASIC[:3] + [change(BASIC[1])])
-        assert r.relation_counts[("subj-verb", "Number")][excluded] == 1
+        assert r.report.counts[("subj-verb", "Number")][excluded] == 1
         assert "s4" not in {it.item_id.split(":")[1] for it in r.items if it.relation == "subj-verb"}
 
     def test_dual_is_counted_and_left_out(self, tmp_path):
         dual = [("gatti", "gatto", "NOUN", "Gender=Masc|Number=Dual", 2, "nsubj"),
                 ("dormono", "dormire", "VERB", V3.format(n="Dual"), 0, "root")]
         r = relation_items(tmp_path, BASIC + [dual])
-        assert r.excluded_values == {"Number=Dual": 1}
-        assert r.relation_counts[("subj-verb", "Number")]["excluded_value"] == 1
+        assert r.report.excluded_values == {"Number=Dual": 1}
+        assert r.report.counts[("subj-verb", "Number")]["excluded_value"] == 1
 
     def test_nonce_keeps_the_contrasted_feature(self, tmp_path):
         r = relation_items(tmp_path, BASIC + MORE + BASIC + MORE)
@@ -187,7 +187,7 @@ class TestPooledAndLexicon:
         r = relation_items(tmp_path, [BASIC[0], BASIC[2]], paradigms=[other])
         sv = by_key(r)[("subj-verb", "Number", "dorme")]
         assert (sv.wrong, sv.wrong_source) == ("dormono", "other-ud-dev")
-        assert r.relation_counts[("subj-verb", "Number")]["wrong_pooled"] == 2
+        assert r.report.counts[("subj-verb", "Number")]["wrong_pooled"] == 2
         assert "s50" not in {it.item_id.split(":")[1] for it in r.items}  # read for its paradigms only
 
     def test_conflicting_paradigms_own_form_first_and_reported(self, tmp_path):

@@ -7,7 +7,8 @@ import click
 
 from agreement.errors import AgreeError
 from agreement.extraction.config import MODES as MINING_MODES, parse_relations
-from agreement.extraction.extract import ExtractConfig, parse_features, parse_values, summary_table
+from agreement.extraction.constructions import summary_table
+from agreement.extraction.extract import ExtractConfig, parse_features, parse_values
 from agreement.extraction.extract_dir import FORMATS, extract_to_dir
 from agreement.extraction.relation_arcs import RELATIONS
 from agreement.extraction.relations import reason_text, relation_table
@@ -121,8 +122,8 @@ def extract(run, treebanks, mode, relations, features, paradigms, lexicon, value
     for note in result.notes:
         log.info(f"Note: {note}")
     click.echo(relation_table(result) if mode == "relations" else summary_table(result))
-    for text in result.explanations:
+    for text in getattr(result.report, "explanations", ()):  # constructions mode's --explain
         click.echo(text)
     log.info(f"{result.reading.get('cached', 0)} of {len(result.files)} treebank files from the cache")
-    what = "" if mode == "relations" else f"{len(result.kept)} constructions, "
+    what = "" if mode == "relations" else f"{len(result.report.kept)} constructions, "
     log.info(f"{result.sentences} sentences, {what}{len(result.items)} items -> {run.out}")

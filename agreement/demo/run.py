@@ -28,7 +28,8 @@ from typing import Callable, Sequence
 
 from agreement.demo.synthlang import GrammarConfig, write_synthetic
 from agreement.errors import AgreeError
-from agreement.extraction.extract import ExtractConfig, parse_features, parse_values, summary_table
+from agreement.extraction.constructions import summary_table
+from agreement.extraction.extract import ExtractConfig, parse_features, parse_values
 from agreement.extraction.extract_dir import extract_to_dir
 from agreement.reporting.demo_report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_demo_report
 from agreement.score_dir import ScoreOptions, ScoreRun, score_to_dir

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 from agreement.errors import AgreeError
 from agreement.extraction.mining import Construction, Key, MiningConfig
@@ -78,30 +78,46 @@ class ExtractConfig:
 
 
 @dataclass(frozen=True)
-class ExtractResult:
-    """Everything ``agree extract`` writes. Relations mode leaves the construction
-    fields empty and fills the last four."""
-    items: tuple[Item, ...]                  #: original items, sorted
+class ConstructionReport:
+    """What constructions mode finds besides items (:mod:`agreement.extraction.constructions`)."""
     constructions: tuple[Construction, ...]  #: every construction seen, judged
     kept: tuple[Construction, ...]           #: the kept ones, most items first
     item_counts: dict[Key, int]              #: items per kept construction
-    paradigms: ParadigmTable
+    explanations: tuple[str, ...] = ()       #: one text per ``config.explain`` entry
+    mode: ClassVar[str] = "constructions"
+
+
+@dataclass(frozen=True)
+class RelationReport:
+    """What relations mode finds besides items (:mod:`agreement.extraction.relations`)."""
+    #: (relation, feature) -> counts (``arcs``, drops, ``items``...); feature "" holds
+    #: the relation's arc-level counts
+    counts: dict = dataclasses.field(default_factory=dict)
+    #: ``Number=Dual`` -> arcs left out of the two-way contrast
+    excluded_values: dict = dataclasses.field(default_factory=dict)
+    mode: ClassVar[str] = "relations"
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    """Everything ``agree extract`` writes: the items and what every mode counts,
+    and in ``report`` what only its arc source finds."""
+    items: tuple[Item, ...]                  #: original items, sorted
+    paradigms: ParadigmTable                 #: the table paradigms.tsv holds
     filters: dict[str, int]                  #: what each filter dropped (arcs, constructions, items)
     sentences: int
     tokens: int
     files: tuple[Path, ...]
-    explanations: tuple[str, ...]            #: one text per ``config.explain`` entry
+    report: ConstructionReport | RelationReport
     reading: dict = dataclasses.field(default_factory=dict)  #: files read from the cache / parsed
     #: why there are no items, and what would find more (one line; "" when there are items)
     reason: str = ""
-    mode: str = "constructions"
-    #: relations mode: (relation, feature) -> counts (``arcs``, drops, ``items``...);
-    #: feature "" holds the relation's arc-level counts
-    relation_counts: dict = dataclasses.field(default_factory=dict)
-    #: relations mode: ``Number=Dual`` -> arcs left out of the two-way contrast
-    excluded_values: dict = dataclasses.field(default_factory=dict)
     #: lines for people: paradigm conflicts between treebanks, lexicon lines skipped
     notes: tuple[str, ...] = ()
+
+    @property
+    def mode(self) -> str:
+        return self.report.mode
 
 
 def parse_features(spec: str | Sequence[str]) -> tuple[str, ...]:

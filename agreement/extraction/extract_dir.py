@@ -13,7 +13,8 @@ import os
 from typing import Sequence
 
 from agreement.errors import AgreeError
-from agreement.extraction.extract import CONSTRUCTIONS_FILE, ExtractConfig, ExtractResult, extract_items, write_constructions
+from agreement.extraction.constructions import CONSTRUCTIONS_FILE, write_constructions
+from agreement.extraction.extract import ExtractConfig, ExtractResult, extract_items
 from agreement.extraction.relations import RELATIONS_FILE, reason_text, write_relations
 from formats.testsets.colorlessgreen import write_colorlessgreen
 from formats.items import ITEMS_FILE, write_items
@@ -49,8 +50,8 @@ def extract_to_dir(run: RunContext, treebanks: Sequence[str | os.PathLike], conf
         run.write_manifest(tmp, files + ([vocab] if vocab else []),
                            {**config.parameters(), "vocab": None if vocab is None else str(vocab), "format": fmt},
                            counts={"sentences": result.sentences, "tokens": result.tokens,
-                                   "constructions": len(result.kept), "items": len(result.items)},
-                           constructions=[c.name for c in result.kept], filters=result.filters)
+                                   "constructions": len(result.report.kept), "items": len(result.items)},
+                           constructions=[c.name for c in result.report.kept], filters=result.filters)
     return result
 
 
@@ -68,6 +69,6 @@ def _relations_to_dir(run: RunContext, treebanks, config: ExtractConfig, vocab, 
                            {**config.parameters(), "vocab": None if vocab is None else str(vocab),
                             "paradigms": [str(p) for p in paradigms], "lexicon": None if lexicon is None else str(lexicon)},
                            counts=counts, filters=result.filters,
-                           relations=[{"relation": r, "feature": f, **c} for (r, f), c in result.relation_counts.items()],
-                           excluded_values=result.excluded_values, reason=reason_text(result.reason), notes=list(result.notes))
+                           relations=[{"relation": r, "feature": f, **c} for (r, f), c in result.report.counts.items()],
+                           excluded_values=result.report.excluded_values, reason=reason_text(result.reason), notes=list(result.notes))
     return result

@@ -6,12 +6,14 @@ from __future__ import annotations
 import gc
 import os
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 #: an attractor analysis must be at least this share of the word's most frequent one
 ATTRACTOR_MIN_SHARE = 0.1
 
 
+@lru_cache(maxsize=256)  # asked once per candidate arc and item, of a few files
 def file_stem(path: str | os.PathLike) -> str:
     """``.../en_ewt-ud-train.conllu.gz`` -> ``en_ewt-ud-train``."""
     name = Path(path).name

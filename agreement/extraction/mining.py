@@ -44,6 +44,7 @@ import numpy as np
 
 from agreement.errors import AgreeError
 from agreement.extraction.mining_arrays import ArcLists, dominates, candidates, patterns
+from agreement.extraction.tree_arrays import global_heads
 from treebanks.errors import TreebankError
 from treebanks.features import feature_values
 from treebanks.reader import Sentence
@@ -189,9 +190,7 @@ class ConstructionMiner:
         starts = tb.starts
         first, n_sent = self.sentences, len(starts) - 1
         self.sentences, self.tokens = first + n_sent, self.tokens + int(starts[-1])
-        sent = np.repeat(np.arange(n_sent), np.diff(starts))  # each word's sentence
-        base = starts[:-1][sent]  # each word's sentence's first word
-        gh = np.where(tb.heads >= 0, base + tb.heads, -1)  # heads as indices over the whole treebank
+        sent, base, gh = global_heads(tb)
         head, lo, hi, cv, tv, vals = candidates(tb, gh, base, self.config, self.drops)
         keys: dict[Key, int] = {}
         step = max(1, (1 << 21) // max(1, int((hi - lo).max(initial=1))))  # bounded memory

@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
+from agreement.extraction.tree_arrays import within_distance
 from treebanks.features import feature_values
 
 
@@ -38,7 +39,7 @@ def candidates(tb, gh, base, cfg, drops: Counter):
     heads, upos = tb.heads, tb.upos
     is_arc = heads >= 0
     dist = np.abs(np.arange(len(heads)) - base - heads)
-    dep = np.flatnonzero(is_arc & (dist >= cfg.min_distance) & (dist <= cfg.max_distance))
+    dep = np.flatnonzero(is_arc & within_distance(dist, cfg.min_distance, cfg.max_distance))
     drops["arcs"] += int(is_arc.sum())
     drops["distance"] += int(is_arc.sum()) - len(dep)
     punct = tb.upos_names.index("PUNCT") if "PUNCT" in tb.upos_names else -1

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agreement.extraction.tree_arrays import global_heads, within_distance
 from treebanks.columns import TreebankColumns
 from treebanks.features import parse_feats
 
@@ -119,9 +120,7 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
     """Every agreeing (arc, feature) of ``relations`` x ``features`` (module
     docstring), the drops counted into ``counts[(relation, feature)]`` (relation-level
     drops under feature ``""``) and ``excluded_values`` (``Number=Dual`` -> arcs)."""
-    sizes = np.diff(tb.starts)
-    base = np.repeat(tb.starts[:-1], sizes)
-    gh = np.where(tb.heads >= 0, base + tb.heads, -1)
+    _, _, gh = global_heads(tb)
     dep_names, dep = tb.deprels()
     fe = _Feats(tb.feats_names)
     u = {name: tb.upos_names.index(name) if name in tb.upos_names else -1
@@ -154,8 +153,7 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
                 c[name] += int(hit.sum())
                 keep &= ~hit
         cue, target = cue[keep], target[keep]
-        dist = np.abs(target - cue)
-        near = (dist >= min_distance) & (dist <= (max_distance or np.iinfo(np.int64).max))
+        near = within_distance(np.abs(target - cue), min_distance, max_distance or None)
         c["distance"] += int((~near).sum())
         cue, target = cue[near], target[near]
         for feature in RELATION_FEATURES[r]:

@@ -47,18 +47,22 @@ from __future__ import annotations
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from agreement.extraction.config import ExtractConfig, ExtractResult
-from agreement.extraction.itemtools import ATTRACTOR_MIN_SHARE, as_word, file_stem, match_case
+from agreement.errors import AgreeError
+from agreement.extraction.config import (ExtractConfig, ExtractResult, RelationReport, check_relation_features,
+                                         parse_relations)
+from agreement.extraction.item_builder import (Attractors, CandidateArc, ItemBuilder, Rejection, WrongChoice,
+                                               WrongForms, default_filters)
+from agreement.extraction.itemtools import file_stem, match_case
 from agreement.extraction.relation_arcs import EXCLUSIONS, RELATIONS, VALUES, Candidates, find_candidates
 from formats.items import Item
 from treebanks.cache import load_columns
 from treebanks.columns import TreebankColumns
 from treebanks.errors import DomainError, literal
-from treebanks.features import feature_names, feature_values
+from treebanks.features import feature_names
 from treebanks.paradigms import ParadigmTable
 from treebanks.pooled import PooledParadigms
 from treebanks.reader import expand_paths
@@ -75,6 +79,8 @@ RELATION_COLUMNS = ("relation", "feature") + ARC_COUNTS + FEATURE_COUNTS
 #: the other values a wrong form may have, tried in turn (Person: the nearest first)
 _FEATURE_ORDER = ("Number", "Person", "Gender")
 _PERSON = {"1": (("2",), ("3",)), "2": (("1", "3"),), "3": (("2",), ("1",))}
+#: the values an attractor's reading may have: the feature's two-way values
+_CONTRAST = {f: frozenset((v,) for v in vals) for f, vals in VALUES.items()}
 
 
 def wrong_values(feature: str, value: str) -> tuple[tuple[str, ...], ...]:
@@ -84,117 +90,109 @@ def wrong_values(feature: str, value: str) -> tuple[tuple[str, ...], ...]:
     return (tuple(v for v in VALUES[feature] if v != value),)
 
 
-def extract_relations(files: Sequence[Path], config: ExtractConfig, *, paradigms: Sequence[str | os.PathLike] = (),
-                      lexicon: str | os.PathLike | None = None) -> ExtractResult:
-    """Relation items of one language's treebank ``files`` (module docstring); wrong
-    forms pooled over ``files``, the treebanks ``paradigms`` and the UniMorph file
-    ``lexicon``. Never raises for what the treebank lacks: the result's ``reason``
-    says why it has no items."""
-    extra = expand_paths(paradigms) if paradigms else []
-    lex = read_unimorph(lexicon) if lexicon is not None else None  # a bad lexicon fails before the long part
-    tb, reading = load_columns(files, cache_dir=config.cache_dir, workers=config.workers)
+class RelationSource:
+    """Relations mode: the agreement relations the annotation marks (module docstring)."""
+    mode = "relations"
+
+    def check_config(self, config: ExtractConfig) -> None:
+        parse_relations(config.relations)
+        check_relation_features(config.features)
+        if config.explain:
+            raise AgreeError("{explain} names constructions; relation mining has none", fields=True)
+
+    def check_inputs(self, config: ExtractConfig, paradigms: Sequence, lexicon) -> None:
+        """Every input is read by :meth:`mine`, the lexicon first."""
+
+    def mine(self, files: Sequence[Path], config: ExtractConfig, *, paradigms: Sequence[str | os.PathLike] = (),
+             lexicon: str | os.PathLike | None = None) -> ExtractResult:
+        """Relation items of one language's treebank ``files`` (module docstring); wrong
+        forms pooled over ``files``, the treebanks ``paradigms`` and the UniMorph file
+        ``lexicon``. Never raises for what the treebank lacks: the result's ``reason``
+        says why it has no items."""
+        extra = expand_paths(paradigms) if paradigms else []
+        lex = read_unimorph(lexicon) if lexicon is not None else None  # a bad lexicon fails before the long part
+        tb, reading = load_columns(files, cache_dir=config.cache_dir, workers=config.workers)
+        pooled = _pooled(tb, extra, lex, config)
+        counts: dict = defaultdict(Counter)
+        excluded: Counter = Counter()
+        cands = find_candidates(tb, config.relations, config.features, config.min_distance, config.max_distance,
+                                counts, excluded)
+        builder = ItemBuilder(pooled_wrong_forms(pooled, config.alt), default_filters(config.vocab),
+                              Attractors(pooled.table), counts)
+        items = _items(builder, relation_arcs(tb, cands))
+        table = {(r, f): {k: counts[(r, f)][k] for k in FEATURE_COUNTS} | {k: counts[(r, "")][k] for k in ARC_COUNTS}
+                 for r in config.relations for f in sorted(config.features) if (r, f) in counts}
+        filters = _filters(counts, config.relations)
+        notes = tuple(n for n in (pooled.conflict_note(), lex.report() if lex else "") if n)
+        return ExtractResult(items=tuple(items), paradigms=pooled.saved_table(), filters=dict(filters),
+                             sentences=len(tb), tokens=len(tb.upos), files=tuple(files),
+                             report=RelationReport(table, dict(sorted(excluded.items()))), reading=reading,
+                             reason="" if items else zero_reason(tb, config, filters, lexicon is not None),
+                             notes=notes)
+
+
+def _pooled(tb: TreebankColumns, extra: list[Path], lex, config: ExtractConfig) -> PooledParadigms:
+    """The paradigm tables wrong forms come from: each file of the run, the extra treebanks', the lexicon."""
     sources = [(file_stem(f.source), ParadigmTable(a)) for f, a in zip(tb.files, tb.file_analyses())]
     if extra:
         etb, _ = load_columns(extra, cache_dir=config.cache_dir, workers=config.workers)
         sources += [(file_stem(f.source), ParadigmTable(a)) for f, a in zip(etb.files, etb.file_analyses())]
-    pooled = PooledParadigms(sources, lex)
-    counts: dict = defaultdict(Counter)
-    excluded: Counter = Counter()
-    cands = find_candidates(tb, config.relations, config.features, config.min_distance, config.max_distance,
-                            counts, excluded)
-    items = _Builder(tb, pooled, config, counts).items(cands)
-    table = {(r, f): {k: counts[(r, f)][k] for k in FEATURE_COUNTS} | {k: counts[(r, "")][k] for k in ARC_COUNTS}
-             for r in config.relations for f in sorted(config.features) if (r, f) in counts}
+    return PooledParadigms(sources, lex)
+
+
+def _filters(counts: dict, relations: Sequence[str]) -> Counter:
     filters = Counter()
-    for r in config.relations:
+    for r in relations:
         filters.update({k: counts[(r, "")][k] for k in ARC_COUNTS})
     for key, c in counts.items():
         if key[1]:
             filters.update({k: c[k] for k in FEATURE_COUNTS})
-    notes = tuple(n for n in (pooled.conflict_note(), lex.report() if lex else "") if n)
-    reason = "" if items else zero_reason(tb, config, filters, lexicon is not None)
-    return ExtractResult(tuple(items), (), (), {}, pooled.saved_table(), dict(filters), len(tb), len(tb.upos),
-                         tuple(files), (), reading, reason=reason, mode="relations", relation_counts=table,
-                         excluded_values=dict(sorted(excluded.items())), notes=notes)
+    return filters
 
 
-class _Builder:
-    """Candidates -> items, the item filters counted (module docstring)."""
+def relation_arcs(tb: TreebankColumns, cands: Candidates) -> Iterator[CandidateArc]:
+    """The candidates as the item builder takes them, by relation, feature, target, cue."""
+    sent = np.searchsorted(tb.starts, cands.target, side="right") - 1
+    feature = np.array([_FEATURE_ORDER.index(f) for f in cands.feature], dtype=np.int64)
+    for k in np.lexsort((cands.cue, cands.target, feature, cands.relation)).tolist():
+        s = int(sent[k])
+        base = int(tb.starts[s])
+        ci, ti = int(cands.cue[k]) - base, int(cands.target[k]) - base
+        relation, f = RELATIONS[int(cands.relation[k])], cands.feature[k]
+        yield CandidateArc(tb.sentence(s), ci, ti, (f,), (cands.value[k],), f"{relation} {f}",
+                           group=(relation, f), id_suffix=f":{f}", relation=relation, carried=cands.carried[k],
+                           scoring="sentence" if ti < ci else "target", contrast=_CONTRAST[f])
 
-    def __init__(self, tb: TreebankColumns, pooled: PooledParadigms, config: ExtractConfig, counts: dict):
-        self.tb, self.pooled, self.config, self.counts = tb, pooled, config, counts
-        self._readings: dict = {}
 
-    def items(self, cands: Candidates) -> list[Item]:
-        sent = np.searchsorted(self.tb.starts, cands.target, side="right") - 1
-        feature = np.array([_FEATURE_ORDER.index(f) for f in cands.feature], dtype=np.int64)
-        order = np.lexsort((cands.cue, cands.target, feature, cands.relation))
-        out = []
-        for k in order.tolist():
-            item = self.item(int(sent[k]), int(cands.cue[k]), int(cands.target[k]), RELATIONS[int(cands.relation[k])],
-                             cands.feature[k], cands.carried[k], cands.value[k])
-            if item is not None:
-                out.append(item)
-        return out
-
-    def readings(self, form: str, feature: str) -> frozenset:
-        """(upos, value of ``feature``) of the form's frequent analyses (attractors)."""
-        r = self._readings.get((form, feature))
-        if r is None:
-            rows = self.pooled.table.analyses(form)
-            top = rows[0][1] if rows else 0
-            r = self._readings[form, feature] = frozenset(
-                (a.upos, v[0]) for a, n in rows if n >= ATTRACTOR_MIN_SHARE * top
-                and (v := feature_values(a.feats, (feature,))) is not None)
-        return r
-
-    def item(self, s: int, cue: int, target: int, relation: str, feature: str, carried: str,
-             value: str) -> Item | None:
-        c = self.counts[(relation, feature)]
-        sentence = self.tb.sentence(s)
-        base = int(self.tb.starts[s])
-        ci, ti = cue - base, target - base
-        tokens = sentence.tokens
-        tgt = tokens[ti]
-        stem = file_stem(sentence.source)
-        wrong = None
-        for vals in wrong_values(feature, value):
-            wrong = self.pooled.wrong_form(stem, tgt.lemma, tgt.upos, tgt.feats, carried, vals, self.config.alt)
+def pooled_wrong_forms(pooled: PooledParadigms, alt: str) -> WrongForms:
+    """The wrong-form hook of relations mode: the file's own table, the pooled ones,
+    the lexicon (:meth:`PooledParadigms.wrong_form`), for each value set of
+    :func:`wrong_values` in turn."""
+    def choose(arc: CandidateArc) -> WrongChoice | Rejection:
+        t = arc.sentence.tokens[arc.target]
+        stem, tried = file_stem(arc.sentence.source), wrong_values(arc.features[0], arc.value[0])
+        for vals in tried:
+            wrong = pooled.wrong_form(stem, t.lemma, t.upos, t.feats, arc.carried, vals, alt)
             if wrong is not None:
-                break
-        if wrong is None:
-            rejected = any(self.pooled.rejected(tgt.lemma, tgt.upos, tgt.feats, carried, vals)
-                           for vals in wrong_values(feature, value))
-            c["non_contrast_difference" if rejected else "no_alternative"] += 1
-            return None
-        form = match_case(wrong.form, tgt.form, capitalise=True)
-        if form == tgt.form:
-            c["same_spelling"] += 1
-            return None
-        lo, hi = min(ci, ti), max(ci, ti)
-        vocab = self.config.vocab
-        if vocab is not None and (form not in vocab or any(t.form not in vocab for t in tokens[lo:hi + 1])):
-            c["vocab"] += 1
-            return None
-        context = tokens[lo + 1:hi]
-        cue_pos = tokens[ci].upos
-        attractors = sum(1 for t in context if any(u == cue_pos and v != value and v in VALUES[feature]
-                                                   for u, v in self.readings(t.form, feature)))
-        scoring = "sentence" if ti < ci else "target"
-        c["items"] += 1
-        c[f"scoring_{scoring}"] += 1
-        c["wrong_own" if wrong.source == stem else "wrong_lexicon" if wrong.source == LEXICON_SOURCE
-          else "wrong_pooled"] += 1
-        return Item(
-            item_id=f"{stem}:{sentence.sent_id}:{ci}-{ti}:{feature}", variant=0,
-            construction=f"{relation} {feature}", direction="_",
-            tokens=tuple(as_word(t.form) for t in tokens), pos=tuple(t.upos for t in tokens),
-            feats=tuple(t.feats for t in tokens), correct=as_word(tgt.form), wrong=as_word(form),
-            lemma=tgt.lemma, number=value, cue_index=ci, target_index=ti, attractors=attractors,
-            punct=any(t.upos == "PUNCT" for t in context),
-            space_after=tuple(t.space_after for t in tokens[:-1]) + (False,),
-            relation=relation, feature=carried, wrong_value=wrong.value, scoring=scoring,
-            wrong_source=wrong.source)
+                return WrongChoice(match_case(wrong.form, t.form, capitalise=True), wrong.value, wrong.source)
+        rejected = any(pooled.rejected(t.lemma, t.upos, t.feats, arc.carried, vals) for vals in tried)
+        return Rejection("non_contrast_difference" if rejected else "no_alternative")
+    return choose
+
+
+def _items(builder: ItemBuilder, arcs: Iterable[CandidateArc]) -> list[Item]:
+    """The builder's items, each also counted by how it is scored and where its wrong form came from."""
+    out = []
+    for arc in arcs:
+        item = builder.item(arc)
+        if item is not None:
+            c = builder.counts[arc.group]
+            c[f"scoring_{arc.scoring}"] += 1
+            source = item.wrong_source
+            c["wrong_own" if source == file_stem(arc.sentence.source) else "wrong_lexicon"
+              if source == LEXICON_SOURCE else "wrong_pooled"] += 1
+            out.append(item)
+    return out
 
 
 def zero_reason(tb: TreebankColumns, config: ExtractConfig, filters: Counter, lexicon: bool) -> str:
@@ -240,23 +238,23 @@ def write_relations(path: str | os.PathLike, result: ExtractResult) -> int:
     where their wrong forms came from. Returns the rows written."""
     with open(path, "w", encoding="utf-8", newline="") as fh:
         fh.write("\t".join(RELATION_COLUMNS) + "\n")
-        for (r, f), c in result.relation_counts.items():
+        for (r, f), c in result.report.counts.items():
             fh.write("\t".join([r, f] + [str(c.get(k, 0)) for k in RELATION_COLUMNS[2:]]) + "\n")
-    return len(result.relation_counts)
+    return len(result.report.counts)
 
 
 def relation_table(result: ExtractResult) -> str:
     """Items by relation x feature, a small text table (stdout)."""
-    features = sorted({f for _, f in result.relation_counts})
+    features = sorted({f for _, f in result.report.counts})
     rows = [("relation", *features, "items", "scored by sentence")]
     for r in RELATIONS:
-        cells = [result.relation_counts.get((r, f)) for f in features]
+        cells = [result.report.counts.get((r, f)) for f in features]
         if all(c is None for c in cells):
             continue
         n = sum(c["items"] for c in cells if c)
         rows.append((r, *["-" if c is None else str(c["items"]) for c in cells], str(n),
                      str(sum(c["scoring_sentence"] for c in cells if c))))
-    total = [sum(c["items"] for (_, g), c in result.relation_counts.items() if g == f) for f in features]
+    total = [sum(c["items"] for (_, g), c in result.report.counts.items() if g == f) for f in features]
     rows.append(("all", *map(str, total), str(len(result.items)),
                  str(sum(it.scoring == "sentence" for it in result.items))))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
