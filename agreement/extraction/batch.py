@@ -203,8 +203,8 @@ def _mine_into(task: LanguageTask, tmp: Path) -> IndexRow:
     write_manifest(tmp, COMMAND, lang.files, task.parameters(), argv=task.argv, complete=True,
                    index=_row_json(row), counts={"sentences": result.sentences, "tokens": result.tokens,
                                                  "items": len(result.items), "nonce": nonce.counts()},
-                   filters=result.filters, excluded_values=result.report.excluded_values,
-                   relations=[{"relation": r, "feature": f, **c} for (r, f), c in result.report.counts.items()],
+                   filters=result.filters, excluded_values=result.excluded_values,
+                   relations=[{"relation": r, "feature": f, **c} for (r, f), c in result.relation_counts.items()],
                    treebanks=[_treebank_json(t) for t in lang.treebanks], files=describe_outputs(tmp))
     return row
 
@@ -298,23 +298,30 @@ def extract_languages(run: RunContext, ud_dir: str | os.PathLike, config: Extrac
             done = {task.language.code: outcome for task, outcome in
                     _progress(run_tasks(run_language, tasks, executor=executor, workers=workers, address=address),
                               len(tasks))}
+            result = BatchResult(target, tuple(done[c] for c in codes), selection.excluded,
+                                 selection.skipped_files, selection.unreadable)
+            _write_top(run, work, ud_dir, selection.languages, result, config, seed, n, parquet, recipe)
         except BaseException:
-            _drop_if_empty(work)
+            _leave(work)
             raise
-        result = BatchResult(target, tuple(done[c] for c in codes), selection.excluded, selection.skipped_files,
-                             selection.unreadable)
-        _write_top(run, work, ud_dir, selection.languages, result, config, seed, n, parquet, recipe)
         _finish(work, codes)
         commit_dir(work, target, COMMAND, run.force)
     return result
 
 
-def _drop_if_empty(work: Path) -> None:
-    """OUT.partial removed when it holds agree's marker alone: nothing to resume, so
-    nothing is left behind (a finished language is kept for the next run)."""
+def _leave(work: Path) -> None:
+    """After a fault or an interruption: OUT.partial removed when it holds agree's
+    marker alone (nothing to resume, so nothing is left behind); else kept, saying so,
+    for the same command to resume from its finished languages."""
     with contextlib.suppress(OSError):
-        if [p.name for p in work.iterdir()] == [PARTIAL_MARKER]:
+        entries = list(work.iterdir())
+        if [p.name for p in entries] == [PARTIAL_MARKER]:
             shutil.rmtree(work)
+            return
+        finished = sum(is_output_of(p, COMMAND) for p in entries if p.is_dir())
+        if finished:
+            log.warning(f"Warning: {work} keeps the {finished} language(s) finished; the same command again "
+                        f"keeps them and mines the rest")
 
 
 def _work_dir(target: Path, codes: Sequence[str]) -> Path:
