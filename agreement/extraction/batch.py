@@ -203,8 +203,8 @@ def _mine_into(task: LanguageTask, tmp: Path) -> IndexRow:
     write_manifest(tmp, COMMAND, lang.files, task.parameters(), argv=task.argv, complete=True,
                    index=_row_json(row), counts={"sentences": result.sentences, "tokens": result.tokens,
                                                  "items": len(result.items), "nonce": nonce.counts()},
-                   filters=result.filters, excluded_values=result.excluded_values,
-                   relations=[{"relation": r, "feature": f, **c} for (r, f), c in result.relation_counts.items()],
+                   filters=result.filters, excluded_values=result.report.excluded_values,
+                   relations=[{"relation": r, "feature": f, **c} for (r, f), c in result.report.counts.items()],
                    treebanks=[_treebank_json(t) for t in lang.treebanks], files=describe_outputs(tmp))
     return row
 
