@@ -40,6 +40,7 @@ import random
 import shutil
 from array import array
 from collections import Counter
+from operator import itemgetter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -120,7 +121,9 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
         if own_work:
             shutil.rmtree(work)
         offsets.append(tmp.stat().st_size)  # the end of the last sentence
-        kept = _filter_unknown(tmp, offsets, set(_most_frequent(counts, vocab_size)), max_unk)
+        known = set(_most_frequent(counts, vocab_size))
+        # every word known (a vocabulary as large as the corpus's): the filter keeps all
+        kept = _filter_unknown(tmp, offsets, known, 1.0 if len(known) == len(counts) else max_unk)
         stats["sentences_dropped_unk"] = len(offsets) - 1 - len(kept)
         del counts
         if len(kept) < 3:
@@ -194,9 +197,9 @@ def _filter_unknown(tmp: Path, offsets: array, known: set, max_unk: float) -> ar
     ends with the file's size, so sentence i is bytes ``offsets[i]:offsets[i + 1]``."""
     n = len(offsets) - 1
     if max_unk >= 1.0:
-        return array("q", range(n))
+        return array(_NUMBER, range(n))
     known_bytes = {w.encode("utf-8") for w in known}
-    kept = array("q")
+    kept = array(_NUMBER)
     with open(tmp, "rb") as fh:
         for i, line in enumerate(fh):
             words = line.split()
@@ -210,7 +213,7 @@ def _split(tmp: Path, offsets: array, kept: array, out_dir: Path, seed: int,
            stats: dict) -> tuple[Counter, dict]:
     """Shuffle by sentence, split 8:1:1 and write the splits; (train word counts, tokens per split).
     The sentences are read through a memory map of the file, a batch at a time."""
-    order = array("q", range(len(kept)))
+    order = array(_NUMBER, range(len(kept)))
     random.Random(seed).shuffle(order)
     n_heldout = max(1, len(kept) // 10)
     parts = {"valid": order[:n_heldout], "test": order[n_heldout:2 * n_heldout],
@@ -237,13 +240,16 @@ def _split(tmp: Path, offsets: array, kept: array, out_dir: Path, seed: int,
     return train_counts, n_tokens
 
 
+#: sentence numbers (kept, shuffled): 4 bytes each, up to 4.29 billion sentences; with
+#: the 8-byte offsets, 16 bytes per sentence are all the shuffle holds
+_NUMBER = "I"
 #: sentences read and written at once by _split
 _BATCH = 20_000
 
 
 def _write_vocab(out_dir: Path, train_counts: Counter, n_tokens: dict, vocab_size: int, stats: dict) -> None:
     """vocab.txt and counts.tsv, recounted on the training split (honest valid/test perplexities)."""
-    ranked = sorted(train_counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ranked = _ranked(train_counts)
     vocab = [EOS, UNK] + [w for w, _ in ranked if w not in (EOS, UNK)][:vocab_size]
     (out_dir / "vocab.txt").write_text("".join(w + "\n" for w in vocab), encoding="utf-8")
     (out_dir / "counts.tsv").write_text(
@@ -325,8 +331,16 @@ def _corpus(directory: Path, lang: str, n_tokens: dict, stats: dict) -> Corpus:
 
 
 def _most_frequent(counts: Counter, n: int) -> list[str]:
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ranked = _ranked(counts)
     return [w for w, _ in ranked if w not in (EOS, UNK)][:n]
+
+
+def _ranked(counts: Counter) -> list[tuple[str, int]]:
+    """(word, count) by count descending, ties alphabetical: sorted by word, then by count
+    (a stable sort, also reversed), with no Python call per word."""
+    ranked = sorted(counts.items())
+    ranked.sort(key=itemgetter(1), reverse=True)
+    return ranked
 
 
 def _names(paths: Sequence[Path]) -> str:

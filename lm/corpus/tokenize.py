@@ -106,6 +106,9 @@ def _token_re(extra: str = "") -> re.Pattern:
     return re.compile((f"(?P<extra>{extra})\n  |" if extra else "") + _TOKEN_PATTERN, re.VERBOSE)
 
 
+#: marks that are a token of their own after a word (no language rule joins them to it;
+#: a period may join it as an abbreviation's)
+_TAIL = frozenset(',;:)!?".')
 #: the split cache's value for a word that stays whole (a marker, tested by identity)
 _WHOLE = ("",)
 #: words of a tokenizer's split cache before it is emptied (bounded memory)
@@ -181,16 +184,35 @@ class Tokenizer:
         base = 0
         for chunk in text.split():
             end = base + len(chunk)
-            if fast and chunk.isalpha():
-                pieces = cache.get(chunk) or split_cached(chunk)
+            base = end + 1
+            if fast:
+                # the shapes of most pieces, each one word token (letters and digits match
+                # no other token pattern) with at most one mark after or before it
+                if chunk.isalnum():
+                    word, after, before = chunk, None, None
+                elif chunk[-1] in _TAIL and chunk[:-1].isalnum():
+                    word, after, before = chunk[:-1], chunk[-1], None
+                elif chunk[0] == "(" and chunk[1:].isalnum():
+                    word, after, before = chunk[1:], None, "("
+                else:
+                    chunk_tokens(chunk, end - len(chunk), out)
+                    continue
+                if before:
+                    append((before, end - len(word)))
+                word_end = end - 1 if after else end
+                pieces = cache.get(word) or split_cached(word)
                 if pieces is _WHOLE:
-                    append((chunk, end))
+                    append((word, word_end))
                 else:
                     for piece in pieces:
-                        append((piece, end))
+                        append((piece, word_end))
+                if after:
+                    if after == "." and self._is_abbrev(out[-1][0]):
+                        out[-1] = (out[-1][0] + ".", end)
+                    else:
+                        append((after, end))
             else:
-                chunk_tokens(chunk, base, out)
-            base = end + 1
+                chunk_tokens(chunk, end - len(chunk), out)
         return out
 
     def _split_cached(self, word: str) -> tuple[str, ...]:
