@@ -185,12 +185,17 @@ def _row_text(item: Item, runs: Sequence[ScoreDir], models, key) -> list:
     target, wrong form, attractor positions, the wrong sentence's words when it is not
     the correct one with the wrong form at the target (else 0), per-model surprisal
     {model number: [correct, wrong]} (else 0), lemma, value, wrong value]."""
-    good, bad = sentence_pair(item)
-    words = list(good)
-    spaces = good.space_after if good.space_after is not None else [True] * len(words)
-    plain = list(words)
-    if 0 <= item.target_index < len(plain):
+    if "wrong_tokens" not in item.extra and len(item.tokens) > item.target_index:
+        # sentence_pair's own rule for the common case, without its two Words per row
+        words, spaces, bad = list(item.tokens), item.spacing, 0
+        words[item.target_index] = item.correct
+    else:
+        good, wrong = sentence_pair(item)
+        words = list(good)
+        spaces = good.space_after if good.space_after is not None else [True] * len(words)
+        plain = list(words)
         plain[item.target_index] = item.wrong
+        bad = 0 if list(wrong) == plain else list(wrong)
     surprisal = {}
     for n, (k, name, _) in enumerate(models):
         table = runs[k].surprisal
@@ -201,5 +206,5 @@ def _row_text(item: Item, runs: Sequence[ScoreDir], models, key) -> list:
                                 for p in pair]
     return [item.item_id, words, "".join("1" if s else "0" for s in spaces), item.cue_index,
             item.target_index, item.wrong, attractor_positions(item),
-            0 if list(bad) == plain else list(bad), surprisal or 0, item.lemma,
+            bad, surprisal or 0, item.lemma,
             item.number, item.wrong_value]
