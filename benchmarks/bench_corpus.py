@@ -9,7 +9,7 @@ with ``--plain`` as one bz2 stream (read in order, in blocks).
 Both tools run as the commands a user types, alternated, ``--rounds`` times, at 1 and
 2 workers (``agree corpus --workers N`` against ``wikiextractor --processes N``):
 wall time, CPU seconds (the process and all its children), and peak memory (the
-largest sum of the resident memory of the process tree, sampled every 50 ms).
+largest sum of the resident memory of the process tree, sampled every 200 ms).
 WikiExtractor only extracts article text; agree also splits sentences, tokenises as
 UD does, counts the vocabulary, filters and shuffles, and splits 8:1:1. Words per
 second are the words of WikiExtractor's text (whitespace-separated, ``<doc>`` lines
@@ -114,7 +114,7 @@ def timed(cmd: list[str]) -> dict:
     def sample():
         while proc.poll() is None:
             peak[0] = max(peak[0], _tree_rss(proc.pid))
-            time.sleep(0.05)
+            time.sleep(0.2)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -136,10 +136,11 @@ def extracted_words(out_dir: Path) -> int:
     return n
 
 
-def agree_run(dump: Path, work: Path, workers: int, tag: str) -> dict:
+def agree_run(dump: Path, work: Path, workers: int, tag: str, *extra: str) -> dict:
     out = work / f"agree-{tag}"
     shutil.rmtree(out, ignore_errors=True)
-    r = timed(AGREE + ["corpus", str(dump), "--lang", "en", "--workers", str(workers), "--out", str(out), "--quiet"])
+    r = timed(AGREE + ["corpus", str(dump), "--lang", "en", "--workers", str(workers), "--out", str(out), "--quiet",
+                       *extra])
     manifest = json.loads((out / "manifest.json").read_text())
     r["sha256"], r["tokens"] = manifest["sha256"], manifest["stats"]["tokens_read"]
     shutil.rmtree(out)
@@ -162,6 +163,7 @@ def main() -> None:
     ap.add_argument("--plain", action="store_true", help="one bz2 stream instead of a multistream dump")
     ap.add_argument("--workers-memory", default="1,2,4", help="worker counts of agree's peak-memory runs ('' for none)")
     ap.add_argument("--dump", type=Path, help="an existing dump instead of building one")
+    ap.add_argument("--ray", action="store_true", help="also a run with --executor ray (a local cluster)")
     args = ap.parse_args()
     try:
         import wikiextractor  # noqa: F401  (the peer: only checked for here)
@@ -186,6 +188,11 @@ def main() -> None:
             a = agree_run(dump, work, n, f"mem-{n}")
             runs.setdefault(f"agree-{n}", []).append(a)
             print(f"agree --workers {n}: {a['wall']:.1f} s wall, {a['cpu']:.1f} s CPU, peak {a['peak_mb']:.0f} MB")
+        if args.ray:
+            a = agree_run(dump, work, 2, "ray", "--executor", "ray")
+            runs.setdefault("agree-ray", []).append(a)
+            print(f"agree --executor ray --workers 2: {a['wall']:.1f} s wall, {a['cpu']:.1f} s CPU (this process's "
+                  f"children; Ray's own workers are not), sha256 {a['sha256'][:12]}")
         digests = {r["sha256"] for k, rs in runs.items() if k.startswith("agree") for r in rs}
         if len(digests) != 1:
             raise SystemExit(f"agree's outputs differ between runs: {sorted(digests)}")

@@ -125,13 +125,16 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
         # every word known (a vocabulary as large as the corpus's): the filter keeps all
         kept = _filter_unknown(tmp, offsets, known, 1.0 if len(known) == len(counts) else max_unk)
         stats["sentences_dropped_unk"] = len(offsets) - 1 - len(kept)
-        del counts
+        del known
         if len(kept) < 3:
             raise LMError(
                 f"too few sentences: {len(kept)} of {stats['sentences_read']} in {_names(inputs)} "
                 f"have at most {100 * max_unk:g}% unknown words; need at least 3 "
                 "(one each for train, valid and test)")
-        train_counts, n_tokens = _split(tmp, offsets, kept, out_dir, seed, stats)
+        # nothing dropped: the training words are all words less the held-out ones
+        train_counts, n_tokens = _split(tmp, offsets, kept, out_dir, seed, stats,
+                                        counts if len(kept) == len(offsets) - 1 else None)
+        del counts
     except BaseException:
         tmp.unlink(missing_ok=True)
         if own_work:
@@ -209,10 +212,12 @@ def _filter_unknown(tmp: Path, offsets: array, known: set, max_unk: float) -> ar
     return kept
 
 
-def _split(tmp: Path, offsets: array, kept: array, out_dir: Path, seed: int,
-           stats: dict) -> tuple[Counter, dict]:
+def _split(tmp: Path, offsets: array, kept: array, out_dir: Path, seed: int, stats: dict,
+           all_counts: Counter | None = None) -> tuple[Counter, dict]:
     """Shuffle by sentence, split 8:1:1 and write the splits; (train word counts, tokens per split).
-    The sentences are read through a memory map of the file, a batch at a time."""
+    The sentences are read through a memory map of the file, a batch at a time. With
+    ``all_counts`` (the counts of every sentence, all kept), the training counts are
+    those less the held-out splits' (``all_counts`` becomes them), not a count of 80%."""
     order = array(_NUMBER, range(len(kept)))
     random.Random(seed).shuffle(order)
     n_heldout = max(1, len(kept) // 10)
@@ -221,7 +226,7 @@ def _split(tmp: Path, offsets: array, kept: array, out_dir: Path, seed: int,
     train_counts: Counter = Counter()
     n_tokens = {}
     with open(tmp, "rb") as src, mmap.mmap(src.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        for split in SPLITS:
+        for split in ("valid", "test", "train"):
             n, counts = 0, Counter()
             with open(out_dir / f"{split}.txt", "wb") as dst:
                 part = parts[split]
@@ -229,15 +234,26 @@ def _split(tmp: Path, offsets: array, kept: array, out_dir: Path, seed: int,
                     data = b"".join([mm[offsets[j]:offsets[j + 1]]
                                      for j in (kept[i] for i in part[b:b + _BATCH])])
                     dst.write(data)
-                    words = data.split()
-                    n += len(words)
-                    if split == "train":
+                    if split != "train" or all_counts is None:
+                        words = data.split()
+                        n += len(words)
                         counts.update(words)
             n_tokens[split] = n
-            stats[f"sentences_{split}"] = len(parts[split])
-            if split == "train":
+            if split != "train" and all_counts is not None:
+                for word, c in counts.items():
+                    word = word.decode("utf-8")
+                    if (left := all_counts[word] - c) > 0:
+                        all_counts[word] = left
+                    else:
+                        del all_counts[word]
+            elif split == "train":
                 train_counts = Counter({w.decode("utf-8"): c for w, c in counts.items()})
-    return train_counts, n_tokens
+    for split in SPLITS:
+        stats[f"sentences_{split}"] = len(parts[split])
+    if all_counts is not None:
+        train_counts = all_counts
+        n_tokens["train"] = sum(all_counts.values())
+    return train_counts, {split: n_tokens[split] for split in SPLITS}
 
 
 #: sentence numbers (kept, shuffled): 4 bytes each, up to 4.29 billion sentences; with
