@@ -124,7 +124,8 @@ metric_list:
 """
 
 
-def run_lmeval(model: Path, data: Path, batch: int):
+def run_lmeval(model: Path, data: Path, batch: int, template: str = LMEVAL_TASK, metrics=()):
+    """Per pair (ll good, ll bad, then each of ``metrics`` as lm-eval logged it), seconds, {}."""
     from lm_eval import evaluator
     from lm_eval.models.huggingface import HFLM
     from lm_eval.tasks import TaskManager
@@ -133,7 +134,7 @@ def run_lmeval(model: Path, data: Path, batch: int):
     with tempfile.TemporaryDirectory() as tmp:
         for path in sorted(data.glob("*.jsonl")):
             name = f"agree_blimp_{path.stem}"
-            Path(tmp, name + ".yaml").write_text(LMEVAL_TASK.format(task=name, path=path), encoding="utf-8")
+            Path(tmp, name + ".yaml").write_text(template.format(task=name, path=path), encoding="utf-8")
             tasks.append(name)
         lm = HFLM(pretrained=str(model), device="cpu", dtype="float32", batch_size=batch)
         manager = TaskManager(include_path=tmp, include_defaults=False, verbosity="ERROR")
@@ -145,7 +146,7 @@ def run_lmeval(model: Path, data: Path, batch: int):
     for name in tasks:
         for s in sorted(res["samples"][name], key=lambda s: s["doc_id"]):
             lls = [r[0][0] if isinstance(r[0], (list, tuple)) else r[0] for r in s["resps"]]
-            out.append((float(lls[0]), float(lls[1])))
+            out.append((float(lls[0]), float(lls[1]), *(float(s[m]) for m in metrics)))
     return out, dt, {}
 
 
