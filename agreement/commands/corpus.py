@@ -10,7 +10,7 @@ from agreement.options import LANG, PARALLEL, POSITIVE_INT, PROBABILITY, SIZE, o
     quiet_option, seed_option
 from formats.resources import cpu_count
 from lm.corpus.prepare import corpus_to_dir
-from lm.corpus.ranges import AHEAD, local_runner
+from lm.corpus.ranges import AHEAD, MAX_PAGE_CHARS, local_runner
 from lm.corpus.tokenize import lang_warning
 
 log = logging.getLogger(__name__)
@@ -84,6 +84,9 @@ def corpus(run, inputs, lang, vocab_size, max_unk, clitics, max_tokens, workers,
                            workers=workers, runner=runner, max_tokens=max_tokens,
                            any_dump_lang=any_dump_lang)
     s = result.stats
+    if s.get("pages_too_large"):
+        log.warning(f"Warning: skipped {s['pages_too_large']} pages of more than {MAX_PAGE_CHARS >> 20} MB of "
+                    "wikitext (MediaWiki saves none over 2 MB: a fault of the dump, such as a template loop)")
     log.info(f"{s['sentences_read']} sentences ({s['tokens_read']} tokens) read, "
              f"{s['sentences_dropped_unk']} dropped (> {100 * max_unk:g}% unknown); "
              f"train/valid/test {result.n_tokens['train']}/{result.n_tokens['valid']}/"

@@ -31,6 +31,8 @@ from lm.errors import LMError
 RANGE_BYTES = 2 << 20
 #: decompressed characters of a block of a dump read in order
 BLOCK_CHARS = 8 << 20
+#: the most text read in search of a page's end (MediaWiki's pages stop at 2 MB)
+MAX_PAGE_BYTES = 256 << 20
 _PAGE = re.compile(r"<page>(.*?)</page>", re.DOTALL)
 _TITLE = re.compile(r"<title>([^<]*)</title>")
 _NS = re.compile(r"<ns>(-?\d+)</ns>")
@@ -183,7 +185,16 @@ def _last_stream(path: Path, last: int, size: int) -> int:
     if not dec.eof:
         raise LMError(f"{path}: the compressed file is truncated (its last stream, at byte {last}, "
                       "has no end); the download is probably incomplete, download it again")
-    return size - len(dec.unused_data)
+    end = size - len(dec.unused_data)
+    if dec.unused_data:  # what follows may only be the closing </mediawiki>, no page
+        try:
+            rest = bz2.BZ2Decompressor().decompress(dec.unused_data, 1 << 20)
+        except OSError as e:
+            raise LMError(f"{path}: corrupt compressed stream at byte {end} ({e})") from None
+        if b"<page>" in rest:
+            raise LMError(f"{path}: its multistream index does not match it (the dump has pages after the "
+                          f"last indexed stream, at byte {end}); the index of another dump?")
+    return end
 
 
 def read_streams(path: Path, start: int, end: int) -> str:
@@ -229,6 +240,9 @@ def blocks(path: Path) -> Iterator[tuple[str, int]]:
                 yield _decode(pending[:cut], path, at), raw.tell()
                 at += cut
                 pending = pending[cut:]
+            elif len(pending) > MAX_PAGE_BYTES:  # bounded memory: no page runs on for ever
+                raise LMError(f"{path}: a page of more than {MAX_PAGE_BYTES >> 20} MB (no </page> after byte "
+                              f"{at} of its text): not a dump MediaWiki writes")
             seen_end = b"</mediawiki>" in pending
     finally:
         raw.close()

@@ -114,10 +114,12 @@ def _read_dump(path, lang, clitics, runner, work, first, any_dump_lang, sink, ba
             number = result.number + 1
             sink.add_range((work / f"{result.number:06d}.txt").read_bytes(), result)
             sink.stats["ranges"] = sink.stats.get("ranges", 0) + 1
-            bar.set_postfix(pages=sink.stats["pages"], words=sink.tokens,
-                            words_per_s=f"{sink.tokens / max(time.monotonic() - start, 1e-9):,.0f}",
-                            refresh=False)
             bar.update(result.compressed)
+            elapsed = max(time.monotonic() - start, 1e-9)
+            left = (bar.total - bar.n) * elapsed / max(bar.n, 1)  # at the rate so far
+            bar.set_postfix(pages=sink.stats["pages"], words=sink.tokens,
+                            words_per_s=f"{sink.tokens / elapsed:,.0f}",
+                            left=f"{int(left // 60)}:{int(left % 60):02d}", refresh=False)
             if sink.full:
                 break
     finally:
