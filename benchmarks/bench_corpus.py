@@ -163,6 +163,7 @@ def main() -> None:
     ap.add_argument("--plain", action="store_true", help="one bz2 stream instead of a multistream dump")
     ap.add_argument("--workers-memory", default="1,2,4", help="worker counts of agree's peak-memory runs ('' for none)")
     ap.add_argument("--dump", type=Path, help="an existing dump instead of building one")
+    ap.add_argument("--workers", default="1,2", help="the worker counts compared (comma list)")
     ap.add_argument("--ray", action="store_true", help="also a run with --executor ray (a local cluster)")
     args = ap.parse_args()
     try:
@@ -176,7 +177,7 @@ def main() -> None:
         runs: dict[str, list[dict]] = {}
         words = None
         for rnd in range(args.rounds):
-            for workers in (1, 2):
+            for workers in [int(x) for x in args.workers.split(",")]:
                 a = agree_run(dump, work, workers, f"{workers}-{rnd}")
                 w, words = wikiextractor_run(dump, work, workers, f"{workers}-{rnd}")
                 runs.setdefault(f"agree-{workers}", []).append(a)
@@ -197,7 +198,7 @@ def main() -> None:
         if len(digests) != 1:
             raise SystemExit(f"agree's outputs differ between runs: {sorted(digests)}")
         print(f"\n{words:,} words of article text (WikiExtractor's output); agree: "
-              f"{runs['agree-1'][0]['tokens']:,} tokens; outputs identical in all "
+              f"{next(iter(runs.values()))[0]['tokens']:,} tokens; outputs identical in all "
               f"{sum(len(rs) for k, rs in runs.items() if k.startswith('agree'))} agree runs (sha256 {digests.pop()[:12]})")
         summary(runs, words)
 
@@ -218,13 +219,17 @@ def summary(runs: dict, words: int) -> None:
             print(f"{label:<26}{spread(key, 'wall'):>13}{spread(key, 'cpu'):>13}"
                   f"{words / best(key, 'wall'):>11,.0f}{max(r['peak_mb'] for r in runs[key]):>9.0f}")
     for n in (1, 2):
+        if f"we-{n}" not in runs:
+            continue
         wall = best(f"we-{n}", "wall") / best(f"agree-{n}", "wall")
         cpu = best(f"we-{n}", "cpu") / best(f"agree-{n}", "cpu")
         ratios = [w["wall"] / a["wall"] for a, w in zip(runs[f"agree-{n}"], runs[f"we-{n}"])]
         print(f"{n} worker(s): wall {wall:.2f}x wikiextractor (per round {', '.join(f'{r:.2f}' for r in ratios)}), "
               f"CPU {cpu:.2f}x")
-    rate = words / best("agree-2", "wall")
-    print(f"corpus: {rate:,.0f} words/s, {best('we-2', 'wall') / best('agree-2', 'wall'):.2f}x wikiextractor")
+    n = 2 if "we-2" in runs else 1
+    rate = words / best(f"agree-{n}", "wall")
+    print(f"corpus: {rate:,.0f} words/s, {best(f'we-{n}', 'wall') / best(f'agree-{n}', 'wall'):.2f}x wikiextractor"
+          + ("" if n == 2 else " (1 worker)"))
 
 
 if __name__ == "__main__":

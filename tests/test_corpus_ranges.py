@@ -149,6 +149,14 @@ class TestBadDumps:
                                           r"with page 1, the index says 1001\)"):
             prepare_corpus([dump], tmp_path / "c", "en")
 
+    def test_index_covering_part_of_the_dump(self, tmp_path):
+        dump, index = multistream(tmp_path)
+        lines = bz2.decompress(index.read_bytes()).decode().splitlines(keepends=True)
+        index.write_bytes(bz2.compress("".join(lines[:100]).encode()))
+        with pytest.raises(LMError, match=r"its multistream index does not match it \(the dump has pages after "
+                                          r"the last indexed stream"):
+            prepare_corpus([dump], tmp_path / "c", "en")
+
     def test_dump_of_another_language(self, tmp_path):
         dump = tmp_path / "dewiki.xml"
         dump.write_text(HEADER.replace('xml:lang="en"', 'xml:lang="de"') + "".join(pages(5)) + FOOTER)

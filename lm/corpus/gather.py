@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import marshal
 import os
 import shutil
 import time
@@ -54,8 +55,9 @@ class _Sink:
         self.stats["sentences_read"] += 1
         self.stats["tokens_read"] += len(tokens)
 
-    def add_range(self, data: bytes, result: RangeResult) -> None:
-        """A range's sentences; only its first articles when they reach max_tokens."""
+    def add_range(self, data: bytes, result: RangeResult, counts_file: Path) -> None:
+        """A range's sentences and word counts; only its first articles when they reach
+        max_tokens (their words counted here)."""
         n_sent, n_tok, n_art = result.sentences, result.tokens, result.articles
         if self.max_tokens is not None and self.tokens + n_tok >= self.max_tokens:
             for n_art, (n_sent, n_tok) in enumerate(result.marks, 1):
@@ -64,7 +66,13 @@ class _Sink:
         lines = data.split(b"\n")[:n_sent]
         self.offsets.extend(accumulate((len(line) + 1 for line in lines[:-1]), initial=self.fh.tell()) if lines else ())
         kept = b"".join(line + b"\n" for line in lines)
-        self.byte_counts.update(kept.split())
+        if n_sent < result.sentences:
+            self.byte_counts.update(kept.split())
+        else:
+            try:
+                self.counts.update(marshal.loads(counts_file.read_bytes()))
+            except (ValueError, EOFError, TypeError):
+                raise LMError(f"{counts_file}: damaged; remove {counts_file.parent} and run again") from None
         self.fh.write(kept)
         self.tokens += n_tok
         for key, n in (("sentences_read", n_sent), ("tokens_read", n_tok), ("articles", n_art),
@@ -112,7 +120,8 @@ def _read_dump(path, lang, clitics, runner, work, first, any_dump_lang, sink, ba
     try:
         for result in results:
             number = result.number + 1
-            sink.add_range((work / f"{result.number:06d}.txt").read_bytes(), result)
+            sink.add_range((work / f"{result.number:06d}.txt").read_bytes(), result,
+                           work / f"{result.number:06d}.counts")
             sink.stats["ranges"] = sink.stats.get("ranges", 0) + 1
             bar.update(result.compressed)
             elapsed = max(time.monotonic() - start, 1e-9)

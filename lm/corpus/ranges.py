@@ -3,7 +3,8 @@
 A range (:mod:`lm.corpus.dumpread`) is a task: a worker reads its pages, cleans each
 article's wikitext (:mod:`lm.corpus.wikitext`), splits and tokenises its sentences
 (:mod:`lm.corpus.tokenize`) and writes them to ``NNNNNN.txt`` in the work directory,
-then ``NNNNNN.json`` with its counts (both written to a temporary name and renamed:
+then ``NNNNNN.counts`` with its word counts (``marshal``: a dict) and ``NNNNNN.json`` with
+its figures (each written to a temporary name and renamed:
 a range is finished when its ``.json`` exists). The caller reads the finished ranges
 in dump order, whatever order the workers finish them in, so the corpus is the same
 for any number of workers; a run that was interrupted finds its finished ranges in
@@ -18,8 +19,10 @@ from __future__ import annotations
 
 import json
 import logging
+import marshal
 import os
 import time
+from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -77,6 +80,7 @@ def run_range(task: RangeTask) -> RangeResult:
     text = task.text if task.text is not None else read_streams(path, task.start, task.end)
     tok = get_tokenizer(task.lang, task.clitics)
     lines, marks, n_tokens, pages, n_articles, too_large = [], [], 0, 0, 0, 0
+    counts: Counter = Counter()  # counted here, where the words' hashes are already known
     for article in articles(text, path, task.first_id):
         pages += 1
         if article is None:
@@ -90,11 +94,13 @@ def run_range(task: RangeTask) -> RangeResult:
                 if any(w.isalpha() for w in sent) or any(c.isalpha() for w in sent for c in w):
                     lines.append(" ".join(sent))
                     n_tokens += len(sent)
+                    counts.update(sent)
         marks.append((len(lines), n_tokens))
     result = RangeResult(number=task.number, pages=pages, articles=n_articles, pages_too_large=too_large,
                          sentences=len(lines), tokens=n_tokens, marks=marks,
                          compressed=task.end - task.start)
     _write_atomic(Path(task.out + ".txt"), "".join(line + "\n" for line in lines).encode("utf-8"))
+    _write_atomic(Path(task.out + ".counts"), marshal.dumps(dict(counts)))
     _write_atomic(Path(task.out + ".json"), json.dumps(asdict(result)).encode("utf-8"))
     return result
 
@@ -135,7 +141,7 @@ def finished(task: RangeTask, marks: bool = True) -> RangeResult | None:
     """The result of a range finished by an earlier run, or None; without ``marks``
     (only a cut at max_tokens reads them)."""
     meta = Path(task.out + ".json")
-    if not meta.is_file() or not Path(task.out + ".txt").is_file():
+    if not meta.is_file() or not Path(task.out + ".txt").is_file() or not Path(task.out + ".counts").is_file():
         return None
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
