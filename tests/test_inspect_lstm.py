@@ -64,6 +64,21 @@ def test_stepped_lstm_gives_the_scorers_preferences_and_nn_lstms_states():
             assert np.allclose(got[("hidden", 1)][b, :len(inputs[i])], top[0].numpy(), atol=1e-5)
 
 
+def test_a_bias_less_lstm_is_opened_with_the_scorers_own_stepper():
+    """One stepper (lm/neural/cell.py) for scoring and inspection: a bias-less LSTM gets
+    zero biases in both (the opened model's own stepper used to raise on it)."""
+    net = random_lstm(seed=2)
+    rnn = torch.nn.LSTM(8, 6, 2, bias=False, batch_first=True)
+    with torch.no_grad():
+        for name, w in rnn.named_parameters():
+            w.copy_(getattr(net.rnn, name))
+    net.rnn = rnn.eval()
+    scorer, model = opened(net, ["<eos>", "<unk>"] + WORDS)
+    qs = random_queries(seed=2)
+    lp = scorer.logprob([q.prefix for q in qs], [list(q.candidates) for q in qs])
+    assert np.allclose(model.preference([model.encode(q) for q in qs]), lp[:, 0] - lp[:, 1], atol=1e-5)
+
+
 @pytest.mark.parametrize("layer", [0, 1])
 def test_units_ablated_side_by_side_equal_zeroed_outgoing_weights(layer):
     """One pass of K unit sets = K runs of the ordinary scorer on a copy whose unit has

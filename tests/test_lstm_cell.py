@@ -49,3 +49,78 @@ def test_bidirectional_or_projected_lstms_are_refused():
         SteppedLSTM.of(torch.nn.LSTM(3, 4, bidirectional=True))
     with pytest.raises(ValueError):
         SteppedLSTM.of(torch.nn.LSTM(3, 4, proj_size=2))
+
+
+def _run(lstm, x, hooks=None, layers=None):
+    """Step (rows, T, in) inputs through ``layers``; the last layer's h at every step (rows, T, H)."""
+    state, tops = None, []
+    start = 0 if layers is None else layers.start
+    for t in range(x.shape[1]):
+        top, state = lstm.step(lstm.input_gates(x[:, t], start), state, hooks, t, layers)
+        tops.append(top)
+    return torch.stack(tops, 1), state
+
+
+def test_hook_points_are_named_per_layer_and_reading_hooks_change_nothing():
+    torch.manual_seed(1)
+    rnn = torch.nn.LSTM(5, 7, 2, batch_first=True).eval()
+    lstm = SteppedLSTM.of(rnn)
+    assert lstm.hook_points() == ["layers.0.hook_c", "layers.0.hook_h", "layers.1.hook_c", "layers.1.hook_h"]
+    x = torch.randn(3, 5, 5)
+    seen: dict = {}
+    hooks = {name: (lambda v, t, name=name: seen.setdefault(name, []).append(v.clone()))
+             for name in lstm.hook_points()}
+    with torch.no_grad():
+        plain, _ = _run(lstm, x)
+        hooked, _ = _run(lstm, x, hooks)
+        want, _ = rnn(x)
+    assert torch.equal(plain, hooked)
+    assert torch.allclose(torch.stack(seen["layers.1.hook_h"], 1), want, atol=1e-6)
+    assert len(seen["layers.0.hook_c"]) == x.shape[1]
+
+
+def test_a_hook_that_zeroes_a_unit_equals_zeroing_its_outgoing_weights():
+    torch.manual_seed(2)
+    rnn = torch.nn.LSTM(4, 6, 2, batch_first=True).eval()
+    x = torch.randn(3, 5, 4)
+    cut = torch.nn.LSTM(4, 6, 2, batch_first=True).eval()
+    cut.load_state_dict(rnn.state_dict())
+    with torch.no_grad():
+        cut.weight_hh_l0[:, 2] = 0.0            # unit 2 of layer 0 read by nobody
+        cut.weight_ih_l1[:, 2] = 0.0
+        lstm = SteppedLSTM.of(rnn)
+        zero = lambda h, t: h * torch.tensor([1., 1, 0, 1, 1, 1])   # noqa: E731
+        got, _ = _run(lstm, x, {"layers.0.hook_h": zero})
+        want, _ = cut(x)
+    assert torch.allclose(got, want, atol=1e-6)
+
+
+def test_replacing_the_whole_state_at_a_step_continues_the_donors_run():
+    torch.manual_seed(3)
+    rnn = torch.nn.LSTM(3, 5, 2, batch_first=True).eval()
+    lstm = SteppedLSTM.of(rnn)
+    x = torch.randn(2, 6, 3)
+    with torch.no_grad():
+        donor, _ = _run(lstm, x[1:])
+        kept: dict = {}
+        keep = {f"layers.{k}.hook_{w}": (lambda v, t, n=f"{k}{w}": kept.__setitem__((n, t), v.clone()))
+                for k in range(2) for w in "hc"}
+        _run(lstm, x[1:], keep)
+        put = {f"layers.{k}.hook_{w}": (lambda v, t, n=f"{k}{w}": kept[(n, t)] if t == 2 else None)
+               for k in range(2) for w in "hc"}
+        same_after = torch.cat([x[:1, :3], x[1:, 3:]], 1)     # row 0's words, the donor's after step 2
+        got, _ = _run(lstm, same_after, put)
+    assert torch.allclose(got[:, 2:], donor[:, 2:], atol=1e-6)
+
+
+def test_stepping_from_a_layer_above_takes_the_layer_belows_h():
+    torch.manual_seed(4)
+    rnn = torch.nn.LSTM(3, 5, 3, batch_first=True).eval()
+    lstm = SteppedLSTM.of(rnn)
+    x = torch.randn(2, 4, 3)
+    with torch.no_grad():
+        below, _ = _run(lstm, x, layers=range(0, 1))
+        top, state = _run(lstm, below, layers=range(1, 3))
+        want, _ = rnn(x)
+    assert len(state) == 2
+    assert torch.allclose(top, want, atol=1e-6)

@@ -16,17 +16,35 @@ The formula is ``nn.LSTM``'s (gates i, f, g, o in torch's order)::
 
 its figures the same to about 1e-7, not bit for bit: on a CPU ``nn.LSTM`` runs oneDNN's
 fused cell, whose sums and sigmoid are its own (tests compare at 1e-5).
+
+**Hook points** (``agree inspect``, in the manner of TransformerLens's
+``blocks.{l}.hook_...``): each layer's states as they leave the cell are named
+``layers.{l}.hook_c`` and ``layers.{l}.hook_h``. A hook given to :meth:`SteppedLSTM.step`
+under one of those names is called with the state (rows, H) and the time step, and
+returns the state the network carries on with (the recurrence, the layer above, the
+output), or None to leave it as it is (a hook that only reads). ``hook_c`` runs first;
+``h`` is computed from the cell's own ``c``, so a changed ``c`` shows in ``h`` from the
+next step on. Without hooks a step runs exactly the ops it runs for scoring.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 from torch import nn
 
 #: the states of every layer: [(h, c)], each (rows, H)
 State = list[tuple[torch.Tensor, torch.Tensor]]
+#: a hook: (the state as it leaves the cell (rows, H), the time step) -> its replacement or None
+Hook = Callable[[torch.Tensor, int], "torch.Tensor | None"]
+#: the states a layer names, in the order their hooks run
+HOOKED = ("c", "h")
+
+
+def hook_point(layer: int, what: str) -> str:
+    """The name of layer ``layer``'s ``h`` or ``c`` as it leaves the cell."""
+    return f"layers.{layer}.hook_{what}"
 
 
 def lstm_cell_(gates: torch.Tensor, c: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -68,26 +86,54 @@ class SteppedLSTM:
                    w_cat_t=[None] + [torch.cat([get("weight_ih", k), get("weight_hh", k)], 1).t().contiguous()
                                      for k in layers[1:]])
 
-    def input_gates(self, x: torch.Tensor) -> torch.Tensor:
-        """The first layer's ``W_ih x + b_ih + b_hh`` for (n, E) inputs: (n, 4H)."""
-        return torch.addmm(self.bias[0], x, self.w_ih0.t())
+    @property
+    def layers(self) -> int:
+        return len(self.bias)
 
-    def step(self, gates: torch.Tensor, state: State | None) -> tuple[torch.Tensor, State]:
-        """One time step of every layer: ``gates`` the rows' :meth:`input_gates` (used up),
-        ``state`` the rows' states before the step (None: fresh). Returns (top h, state)."""
+    def hook_points(self) -> list[str]:
+        """Every hook point's name, layer by layer (module docstring)."""
+        return [hook_point(k, what) for k in range(self.layers) for what in HOOKED]
+
+    def input_gates(self, x: torch.Tensor, layer: int = 0) -> torch.Tensor:
+        """Layer ``layer``'s ``W_ih x + b_ih + b_hh`` for (n, in) inputs (the embeddings
+        for layer 0, the layer below's h above it): (n, 4H)."""
+        if layer == 0:
+            return torch.addmm(self.bias[0], x, self.w_ih0.t())
+        return torch.addmm(self.bias[layer], x, self.w_cat_t[layer][:self.hidden])
+
+    def step(self, gates: torch.Tensor, state: State | None, hooks: dict[str, Hook] | None = None,
+             t: int = 0, layers: range | None = None) -> tuple[torch.Tensor, State]:
+        """One time step of ``layers`` (default: all): ``gates`` the rows' :meth:`input_gates`
+        of the first of them (used up), ``state`` the rows' states of those layers before
+        the step (None: fresh), ``hooks`` by hook point, ``t`` the step they are told.
+        Returns (the last layer's h, the states of ``layers``)."""
         H = self.hidden
-        if state is not None:
-            gates.addmm_(state[0][0], self.w_hh0_t)
-        h, c = lstm_cell_(gates, state[0][1] if state is not None else None)
-        out = [(h, c)]
-        for k in range(1, len(self.bias)):
-            if state is None:       # h before is zero: its half of the product adds nothing
+        layers = range(self.layers) if layers is None else layers
+        out: State = []
+        h = None
+        for k in layers:
+            before = state[k - layers.start] if state is not None else None
+            if k == layers.start:
+                if before is not None:
+                    gates.addmm_(before[0], self.w_hh0_t if k == 0 else self.w_cat_t[k][H:])
+            elif before is None:    # h before is zero: its half of the product adds nothing
                 gates = torch.addmm(self.bias[k], h, self.w_cat_t[k][:H])
             else:
-                gates = torch.addmm(self.bias[k], torch.cat([h, state[k][0]], 1), self.w_cat_t[k])
-            h, c = lstm_cell_(gates, state[k][1] if state is not None else None)
+                gates = torch.addmm(self.bias[k], torch.cat([h, before[0]], 1), self.w_cat_t[k])
+            h, c = lstm_cell_(gates, before[1] if before is not None else None)
+            if hooks:
+                c = _call(hooks.get(hook_point(k, "c")), c, t)
+                h = _call(hooks.get(hook_point(k, "h")), h, t)
             out.append((h, c))
         return h, out
+
+
+def _call(hook: Hook | None, value: torch.Tensor, t: int) -> torch.Tensor:
+    """The value a hook leaves (itself when there is no hook or it returns None)."""
+    if hook is None:
+        return value
+    changed = hook(value, t)
+    return value if changed is None else changed
 
 
 def gather_state(state: State, parents: Sequence[int]) -> State:

@@ -2,15 +2,14 @@
 unit ablation and state patching, many interventions per pass.
 
 ``nn.LSTM`` runs its layers fused and returns only the top layer's outputs, so the
-network is stepped here with its own weights (gates i, f, g, o as torch orders them;
-the same floats as ``nn.LSTM`` to 1e-5, tests/test_inspect_lstm.py):
-
-    g_t = W_ih x_t + b_ih + W_hh h_{t-1} + b_hh;  c_t = f * c_{t-1} + i * g;  h_t = o * tanh(c_t)
-
-Ablating a unit fixes its ``h`` to zero (or a given value) at every time step, as
-it leaves the cell: the recurrence, the layer above and the decoder all see the
-fixed value (Lakretz et al. 2019 zero the unit's outgoing weights, the same thing for
-zero). Its cell state runs on but is never read.
+network is stepped by the scorer's own stepper (:class:`lm.neural.cell.SteppedLSTM`,
+the same floats as ``nn.LSTM`` to 1e-5, tests/test_inspect_lstm.py), and every
+intervention is a hook on its hook points ``layers.{l}.hook_h`` / ``layers.{l}.hook_c``:
+reading a state records it, ablating a unit fixes its ``h`` to zero (or a given value)
+at every time step as it leaves the cell (the recurrence, the layer above and the
+decoder all see the fixed value; Lakretz et al. 2019 zero the unit's outgoing weights,
+the same thing for zero; its cell state runs on but is never read), patching replaces
+given rows' ``h`` and ``c`` at one step.
 
 Why it is fast (:meth:`OpenLSTM.ablate`): an intervention in layer ``l`` leaves the
 layers below unchanged, so they run once per item, and the input projection of layer
@@ -32,7 +31,9 @@ import torch
 
 from lm.base import TargetQuery
 from lm.errors import LMError
-from lm.open import ItemInput, OpenModel, Site, by_length, single_piece_input
+from lm.neural.cell import Hook, SteppedLSTM, hook_point
+from lm.neural.item_input import neural_input
+from lm.open import ItemInput, OpenModel, Site, by_length
 
 #: items whose states at every position are read at once (h and c of every layer kept
 #: for the batch: 256 x 50 steps x 650 units x 2 layers x 2 is 133 MB)
@@ -41,43 +42,16 @@ STATE_ROWS = 256
 ALL_LAYERS = -1
 
 
-def neural_input(scorer, query: TargetQuery) -> ItemInput | str:
-    """An item as agree's LSTM or transformer reads it: ``<eos>``, then the words through
-    the target (word ids, or sentencepiece pieces whose forms must be one piece each)."""
-    t = query.index
-    words = list(query.words[:t]) + [query.candidates[0]]
-    if scorer.subword is not None:
-        pieces = [list(scorer.subword.word_ids(w)) for w in words]
-        owner = [-1] + [w for w, p in enumerate(pieces) for _ in p]
-        ids = [scorer.eos_id] + [i for p in pieces for i in p]
-        return single_piece_input(ids, owner, t, list(scorer.subword.word_ids(query.candidates[1])))
-    if not (scorer.in_vocab(query.candidates[0]) and scorer.in_vocab(query.candidates[1])):
-        return "a form outside the model's vocabulary"
-    ids = scorer._sentence_ids(words)
-    return ItemInput(tuple(ids), tuple(range(1, t + 2)), t, ids[-1], scorer._word_id(query.candidates[1]))
-
-
-def _cell(gates: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """One LSTM step from its pre-activation gates (R, 4H) and cell state (R, H)."""
-    i, f, g, o = gates.chunk(4, 1)
-    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-    return torch.sigmoid(o) * torch.tanh(c), c
-
-
 class OpenLSTM(OpenModel):
     """A :class:`lm.neural.scorer.NeuralScorer` of kind lstm, opened."""
 
     def __init__(self, scorer):
         self.scorer, self.kind, self.name = scorer, "lstm", scorer.name
-        rnn = scorer.model.rnn
         self.device = scorer.device
-        self.n_layers, self.width = rnn.num_layers, rnn.hidden_size
-        get = lambda name, l: getattr(rnn, f"{name}_l{l}").detach()  # noqa: E731
-        self.w_ih = [get("weight_ih", l) for l in range(self.n_layers)]
-        self.w_hh_t = [get("weight_hh", l).t().contiguous() for l in range(self.n_layers)]
-        self.bias = [get("bias_ih", l) + get("bias_hh", l) for l in range(self.n_layers)]
+        self.lstm = SteppedLSTM.of(scorer.model.rnn)
+        self.n_layers, self.width = self.lstm.layers, self.lstm.hidden
         self.embedding = scorer.model.embedding.weight.detach()
-        self.out_w, self.out_b = scorer._W.detach(), scorer._b.detach()
+        self.out_w, self.out_b = (w.detach() for w in scorer.output_layer())
 
     @property
     def sites(self) -> dict[str, Site]:
@@ -100,59 +74,33 @@ class OpenLSTM(OpenModel):
         """The input of layer ``start`` (B, T, in): the embeddings through the clean layers below."""
         if start == 0:
             return x
-        return self._steps(x, 0, 1, steps, record=True, stop=start)[0][start - 1]
+        hs: dict = {}
+        self._run(x, range(start), 1, steps, _recorders(hs, None, [start - 1], x.shape[1]))
+        return hs[start - 1]
 
-    def _steps(self, x: torch.Tensor, start: int, copies: int, steps: Sequence[int], *,
-               masks=None, patches=None, record: bool = False, top_at=None,
-               stop: int | None = None):
-        """Run layers ``start``..``stop - 1`` (default: to the top) over ``copies`` rows per item from the shared input ``x``
-        (B, T, in) of layer ``start``; ``steps`` (descending): time steps per item.
-
-        masks       {layer: (mask, fill)}, each (copies, H): that layer's h at every step
-                    becomes h * mask + fill
-        patches     {t: [(layer, rows, h, c)]}: after layer ``layer`` at step t, those
-                    rows' states are replaced
-        record      keep every layer's h and c at every step: ({layer: (B, T, H)} twice)
-        top_at      per item, the step whose top-layer h is returned (B * copies, H)
-        """
-        B, T = x.shape[0], max(steps)
-        H, K = self.width, copies
-        stop = self.n_layers if stop is None else stop
+    def _run(self, x: torch.Tensor, layers: range, copies: int, steps: Sequence[int],
+             hooks: dict[str, Hook], top_at: Sequence[int] | None = None) -> torch.Tensor | None:
+        """Step ``layers`` over ``copies`` rows per item (item-major) from their shared input
+        ``x`` (B, T, in) of the first of them, with ``hooks`` on the hook points;
+        ``steps`` (descending): time steps per item; ``top_at``: per item, the step whose
+        last-layer h is returned (B * copies, H)."""
+        B, T, K = x.shape[0], max(steps), copies
         if any(a < b for a, b in zip(steps, steps[1:])):
             raise ValueError("items must come longest first")
-        xp = torch.nn.functional.linear(x, self.w_ih[start], self.bias[start])   # (B, T, 4H), shared
-        h = [x.new_zeros((B * K, H)) for _ in range(stop)]
-        c = [x.new_zeros((B * K, H)) for _ in range(stop)]
-        hs = {l: x.new_zeros((B, T, H)) for l in range(start, stop)} if record else None
-        cs = {l: x.new_zeros((B, T, H)) for l in range(start, stop)} if record else None
-        masks = {l: (m.repeat(B, 1), f.repeat(B, 1)) for l, (m, f) in (masks or {}).items()}
-        top = x.new_empty((B * K, H)) if top_at is not None else None
+        xp = self.lstm.input_gates(x.reshape(B * T, -1), layers.start).view(B, T, -1)   # shared
+        top = x.new_empty((B * K, self.width)) if top_at is not None else None
+        state = None
         for t in range(T):
             n = sum(1 for s in steps if s > t)
-            r = n * K
-            below = None
-            for layer in range(start, stop):
-                hh, cc = h[layer][:r], c[layer][:r]
-                if layer == start:
-                    gates = (hh @ self.w_hh_t[layer]).view(n, K, -1) + xp[:n, t, None]
-                    gates = gates.view(r, -1)
-                else:
-                    gates = torch.addmm(self.bias[layer], below, self.w_ih[layer].t()) + hh @ self.w_hh_t[layer]
-                hh, cc = _cell(gates, cc)
-                if layer in masks:
-                    hh = hh * masks[layer][0][:r] + masks[layer][1][:r]
-                for (pl, rows, ph, pc) in (patches or {}).get(t, ()):
-                    if pl == layer:
-                        hh, cc = hh.index_copy(0, rows, ph), cc.index_copy(0, rows, pc)
-                h[layer], c[layer] = hh, cc
-                if record:
-                    hs[layer][:n, t], cs[layer][:n, t] = hh, cc
-                below = hh
+            if state is not None:
+                state = [(h[:n * K], c[:n * K]) for h, c in state]
+            gates = xp[:n, t].repeat_interleave(K, 0) if K > 1 else xp[:n, t].clone()
+            h, state = self.lstm.step(gates, state, hooks, t, layers)
             if top is not None:
                 done = [b for b in range(n) if top_at[b] == t]
                 if done:
-                    top[done[0] * K:(done[-1] + 1) * K] = below[done[0] * K:(done[-1] + 1) * K]
-        return (hs, cs) if record else top
+                    top[done[0] * K:(done[-1] + 1) * K] = h[done[0] * K:(done[-1] + 1) * K]
+        return top
 
     def _preference_of(self, top: torch.Tensor, inputs: Sequence[ItemInput], copies: int) -> np.ndarray:
         """(copies, B) logit differences of the two forms from the top h (B * copies, H)."""
@@ -172,7 +120,8 @@ class OpenLSTM(OpenModel):
                 part = [inputs[i] for i in batch]
                 steps = [len(i) for i in part]
                 x = self.embedding[self._tensor(part, steps)]
-                hs, cs = self._steps(x, 0, 1, steps, record=True)
+                hs, cs = {}, {}
+                self._run(x, range(self.n_layers), 1, steps, _recorders(hs, cs, range(self.n_layers), max(steps)))
                 got = {}
                 for layer in range(self.n_layers):
                     if "hidden" in names:
@@ -199,8 +148,9 @@ class OpenLSTM(OpenModel):
                 for s in range(0, len(unit_sets), per):
                     k = slice(s, s + per)
                     n_sets = len(unit_sets[k])
-                    top = self._steps(x, start, n_sets, steps, masks={l: (m[k], a[k]) for l, (m, a) in masks.items()},
-                                      top_at=[i.predict for i in part])
+                    fixed = {l: (m[k].repeat(len(part), 1), a[k].repeat(len(part), 1)) for l, (m, a) in masks.items()}
+                    top = self._run(x, range(start, self.n_layers), n_sets, steps, _fixers(fixed),
+                                    top_at=[i.predict for i in part])
                     out[k, batch] = self._preference_of(top, part, n_sets)
         return out
 
@@ -223,12 +173,13 @@ class OpenLSTM(OpenModel):
                 for b, i in enumerate(batch):
                     for k, tl in enumerate(targets):
                         for layer in (range(self.n_layers) if tl == ALL_LAYERS else (tl,)):
-                            patches.setdefault(pos[i], {}).setdefault(layer, []).append((b * K + k, i))
-                plan = {t: [(layer, torch.tensor([r for r, _ in v], device=self.device),
-                             donor_h[layer][[i for _, i in v]], donor_c[layer][[i for _, i in v]])
-                            for layer, v in by_layer.items()] for t, by_layer in patches.items()}
+                            patches.setdefault(layer, {}).setdefault(pos[i], []).append((b * K + k, i))
+                plan = {layer: {t: (torch.tensor([r for r, _ in v], device=self.device),
+                                    donor_h[layer][[i for _, i in v]], donor_c[layer][[i for _, i in v]])
+                                for t, v in at.items()} for layer, at in patches.items()}
                 x = self.embedding[self._tensor(part, steps)]
-                top = self._steps(x, 0, K, steps, patches=plan, top_at=[i.predict for i in part])
+                top = self._run(x, range(self.n_layers), K, steps, _patchers(plan),
+                                top_at=[i.predict for i in part])
                 out[:, batch] = self._preference_of(top, part, K)
         return out
 
@@ -253,3 +204,40 @@ def open_scorer(scorer) -> OpenLSTM | None:
     if scorer.carry_state:
         raise LMError(f"{scorer.name}: inspect reads each item from a fresh state (carry_state is off)")
     return OpenLSTM(scorer)
+
+
+# ---- interventions as hooks on the stepper's hook points (lm/neural/cell.py) ----------
+def _recorders(hs: dict, cs: dict | None, layers, steps: int) -> dict[str, Hook]:
+    """Hooks keeping ``layers``' h (into ``hs``) and c (into ``cs``, unless None) at every
+    step: {layer: (items, steps, H)}, one row per item (one copy), zero past its end."""
+    def keep(into: dict, layer: int) -> Hook:
+        def hook(v: torch.Tensor, t: int) -> None:
+            if t == 0:      # every item is in flight at the first step
+                into[layer] = v.new_zeros((v.shape[0], steps, v.shape[1]))
+            into[layer][:v.shape[0], t] = v
+        return hook
+    hooks = {hook_point(layer, "h"): keep(hs, layer) for layer in layers}
+    if cs is not None:
+        hooks.update({hook_point(layer, "c"): keep(cs, layer) for layer in layers})
+    return hooks
+
+
+def _fixers(masks: dict) -> dict[str, Hook]:
+    """Hooks turning each layer's h into ``h * mask + add`` at every step ({layer: (mask,
+    add)}, each (rows, H) for every row of the batch; the rows in flight come first)."""
+    def fix(mask: torch.Tensor, add: torch.Tensor) -> Hook:
+        return lambda h, t: h * mask[:h.shape[0]] + add[:h.shape[0]]
+    return {hook_point(layer, "h"): fix(m, a) for layer, (m, a) in masks.items()}
+
+
+def _patchers(plan: dict) -> dict[str, Hook]:
+    """Hooks replacing given rows' h and c: ``plan`` {layer: {step: (rows, h, c)}}."""
+    def put(at: dict, which: int) -> Hook:
+        def hook(v: torch.Tensor, t: int) -> torch.Tensor | None:
+            return v.index_copy(0, at[t][0], at[t][which]) if t in at else None
+        return hook
+    hooks: dict[str, Hook] = {}
+    for layer, at in plan.items():
+        hooks[hook_point(layer, "c")] = put(at, 2)
+        hooks[hook_point(layer, "h")] = put(at, 1)
+    return hooks

@@ -17,7 +17,7 @@ import torch
 from lm.base import TargetQuery
 from lm.open import ItemInput
 from lm.open_hooks import HookedModel
-from lm.neural.open_lstm import neural_input
+from lm.neural.item_input import neural_input
 
 
 @contextlib.contextmanager
@@ -45,7 +45,7 @@ class OpenTransformer(HookedModel):
         self.head_out = None
         self.d_model = self.net.config.hidden_size
         self.pad_id = scorer.eos_id
-        self.out_w, self.out_b = scorer._W.detach().float(), scorer._b.detach().float()
+        self.out_w, self.out_b = (w.detach().float() for w in scorer.output_layer())
 
     def encode(self, query: TargetQuery) -> ItemInput | str:
         inp = neural_input(self.scorer, query)

@@ -129,6 +129,19 @@ class NeuralScorer(SentenceScoring, Scorer):
     def _word_id(self, word: str) -> int:
         return self.index.get(word, self.unk_id)
 
+    # public for opening the model (lm/neural/item_input.py, open_lstm.py, open_transformer.py)
+    def word_id(self, word: str) -> int:
+        """A word's id (``<unk>``'s when it is not in the vocabulary; word-level models)."""
+        return self._word_id(word)
+
+    def sentence_ids(self, words: Sequence[str]) -> list[int]:
+        """The ids the model reads for ``words``: ``<eos>``, then the words (or pieces)."""
+        return self._sentence_ids(words)
+
+    def output_layer(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The decoder's weight (V, H) and bias (V,; zero when it has none), as scored."""
+        return self._W, self._b
+
     def _sentence_ids(self, words: Sequence[str]) -> list[int]:
         if self.subword is not None:
             return [self.eos_id] + self.subword.encode_sentence(words)
