@@ -80,3 +80,11 @@ def tokens_read(seqs: Sequence[Sequence[int]], groups: Sequence[Opening]) -> int
     for g in groups:
         out += g.shared + sum(len(seqs[m]) - g.shared for m in g.members)
     return out
+
+
+def distinct_sequences(seqs: Sequence[Sequence[int]]) -> tuple[list[list[int]], list[int]]:
+    """(the distinct sequences in order of first appearance, per sequence the index of its
+    distinct one): a sentence that several items share is read once."""
+    index: dict[tuple[int, ...], int] = {}
+    where = [index.setdefault(tuple(s), len(index)) for s in seqs]
+    return [list(t) for t in index], where

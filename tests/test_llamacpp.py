@@ -34,7 +34,8 @@ QUERIES = [TargetQuery(tuple("The keys to the cabinet are on the table".split())
 
 @pytest.fixture(scope="module")
 def scorer():
-    sc = load_llamacpp(smol_path(), threads=1)
+    """The batched path (64 sequences per decode, a prefix tree): ``--batch-size 64``."""
+    sc = load_llamacpp(smol_path(), threads=1, batch_size=64)
     yield sc
     sc.close()
 
@@ -142,6 +143,25 @@ def test_batch_drift_on_blimp_pairs_stays_within_the_stated_tolerance(scorer, sh
     assert np.abs(got - ref).max() < BATCH_DRIFT_NATS
     same = np.sign(got[0::2] - got[1::2]) == np.sign(ref[0::2] - ref[1::2])
     assert same.mean() >= 0.9, f"choices differ on {int((~same).sum())} of {same.size} pairs"
+
+
+def test_the_default_path_is_batch_invariant(single):
+    """By default a sequence is decoded alone: its scores are the same bits whatever else
+    is scored in the call (issue 44: the batched path flipped choices on a release sample)."""
+    sents = [s.split() for s in SENTENCES]
+    sc = load_llamacpp(smol_path(), threads=1)
+    try:
+        assert (sc.batch_size, sc.share_prefix) == (1, False)
+        assert sc.conventions()["batch_invariant"].startswith("yes")
+        alone = [sc.word_logprobs([s])[0] for s in sents]
+        together = sc.word_logprobs(sents[::-1] + sents)
+        for a, b, c in zip(alone, together[len(sents):], together[:len(sents)][::-1]):
+            assert np.array_equal(a, b) and np.array_equal(a, c)
+        targets = sc.score_targets(QUERIES)
+        assert np.array_equal(targets[:1], sc.score_targets(QUERIES[:1]))
+        assert np.array_equal(np.concatenate(single.word_logprobs(sents)), np.concatenate(alone))
+    finally:
+        sc.close()
 
 
 def test_word_end_mask_and_pieces(scorer):
@@ -303,7 +323,7 @@ def test_prefix_tree_reads_a_shared_token_once_and_scores_as_one_sequence(monkey
     import lm.gguf.llamacpp_decode as decode
 
     sents = [s.split() for s in SENTENCES] + [["The", "keys", "are", "here", "."], ["The", "key", "is", "here", "."]]
-    tree = load_llamacpp(smol_path(), threads=1, dtype="float32")
+    tree = load_llamacpp(smol_path(), threads=1, dtype="float32", batch_size=64)
     alone = load_llamacpp(smol_path(), threads=1, dtype="float32", batch_size=1, share_prefix=False)
     try:
         fed, real = [], decode._decode

@@ -38,19 +38,19 @@ A sequence (a sentence, or a prefix + candidate) longer than the context window
 is skipped (NaN score) and counted in ``skipped`` (``skipped_over_context`` in
 :meth:`LlamaCppScorer.conventions`); never a crash.
 
-Batch invariance, measured: one sequence per decode matches llama-cpp-python's own
-one-sequence API to 1e-5 nats; with llama-cpp-python 0.3.36 even two sequences in
-one decode can move a sentence by 0.03-0.16 nats (tests/test_llamacpp.py); with many
-sequences in one decode the numbers drift: on 160 BLiMP pairs the largest difference
-from one-at-a-time was 0.53 nats per sentence (median 0) with the prefix tree, on 320
-pairs 0.64 (0.63 batched without sharing), on 200 paper items 0.3 nats per candidate;
-choices were the same on 160 of 160 pairs and 40 of 40 items checked. On a float16 copy
-the same comparison moves a sentence by 0.017 nats at most. An fp32 KV cache drifts as
-much as the default fp16 one, so the cause is not the cache but llama.cpp's CPU kernels
-for quantized weights, which take other paths (other activation quantization) at other
-batch shapes: one sequence per decode is one of those paths, not a reference. The
-tolerance held by the tests is 0.7 nats per sentence (tests/test_llamacpp.py,
-BATCH_DRIFT_NATS).
+Batch invariance: by default (no ``batch_size`` given) every sequence is decoded alone, one
+``llama_decode`` per sentence (or prefix + candidate) on a cleared cache, so its scores
+depend on it alone: the same bits whatever else is in the call, the chunk, the shard or the
+run, and a sentence that several items share is decoded once without changing anything
+(:data:`INVARIANT`). With ``batch_size`` given, sequences go in together as a prefix tree,
+which llama.cpp's CPU kernels for quantized weights compute on other paths at other batch
+shapes (other activation quantization and summation order; an fp32 KV cache drifts as much,
+a float32 copy of the weights 1e-3 at most): on 60 pairs of a 12-language release sample
+(benchmarks/bench_release_gguf.py) Gemma 3 270M's sentence scores moved by up to 3.09 nats
+(median 0.31) between the two paths, and 5 of the 60 pairs had margins under that; earlier
+SmolLM2 measurements: 0.53 nats on 160 BLiMP pairs, 0.64 on 320, 0.3 per candidate on 200
+paper items. The tests hold the batched path to BATCH_DRIFT_NATS of one at a time
+(tests/test_llamacpp.py) and the default to identical bits.
 """
 from __future__ import annotations
 
@@ -68,13 +68,16 @@ from lm.gguf.header import read_gguf_info
 from lm.gguf.llamacpp_decode import Group, Lane, decode_round, join_splits, plan_rounds
 from lm.gguf.llamacpp_lib import LOG_ERRORS, capture_log, import_llama_cpp, word_start_mask
 from lm.lanes import lanes_for, side_by_side
-from lm.openings import group_openings
+from lm.openings import distinct_sequences, group_openings
 from lm.pieces import (CONVENTIONS, DEFAULT, EncodingCache, check_convention, offsets_from_pieces,
                        spaces_of, word_sums)
 from formats.digests import sha256_of
 
 #: llama.cpp's limit on distinct sequences in one context (LLAMA_MAX_SEQ)
 MAX_SEQ = 256
+#: the default path decodes one sequence per call, alone (module docstring, "Batch
+#: invariance"; docs/models.md): False makes 64 sequences per decode the default again
+INVARIANT = True
 #: sentences sharing an opening decoded together (sentence method): at most two --
 #: on six sentences, six on one opening drifted 0.17 nats from one-sequence scoring,
 #: pairs under 0.005
@@ -84,10 +87,12 @@ MAX_GROUP = 2
 class LlamaCppScorer(EncodingCache, Scorer):
     """A GGUF file scored with llama.cpp; see the module docstring for conventions.
 
-    batch_size    sequences per decode call (default 64); 1 with ``share_prefix=False``
-                  is one sentence at a time
+    batch_size    sequences per decode call; None (the default, with ``share_prefix`` not
+                  given): one sequence per decode, nothing shared with another, so that a
+                  sentence's scores depend on it alone (batch invariant, :data:`INVARIANT`);
+                  given: that many (at most 256) as a prefix tree
     share_prefix  decode a token that several sequences open with once (each round a prefix
-                  tree; default True)
+                  tree; default: True when ``batch_size`` is given)
     n_ctx         context window in tokens (capped at the model's training context); also
                   the tokens of one decode call, so the logits buffer stays n_ctx x vocab
     threads       CPU threads (default: the CPUs this process may use)
@@ -102,15 +107,16 @@ class LlamaCppScorer(EncodingCache, Scorer):
     context = "prefix"
 
     def __init__(self, path: str | os.PathLike, *, batch_size: int | None = None,
-                 share_prefix: bool = True, n_ctx: int = 512, threads: int | None = None,
+                 share_prefix: bool | None = None, n_ctx: int = 512, threads: int | None = None,
                  device: str | None = None, convention: str = DEFAULT, dtype: str | None = None):
         self.path = Path(path)
         self.info = read_gguf_info(self.path)
         self.dtype = check_dtype(dtype)
         self._copy = None
         self.name = self.path.stem
-        self.batch_size = max(1, min(int(batch_size or 64), MAX_SEQ))
-        self.share_prefix = share_prefix
+        self.invariant = INVARIANT and batch_size is None and share_prefix is None
+        self.batch_size = 1 if self.invariant else max(1, min(int(batch_size or 64), MAX_SEQ))
+        self.share_prefix = not self.invariant if share_prefix is None else bool(share_prefix)
         self.threads = int(threads or len(os.sched_getaffinity(0)))
         self._asked_threads = threads
         self.skipped = 0
@@ -128,6 +134,7 @@ class LlamaCppScorer(EncodingCache, Scorer):
         self._tok_cache: dict[tuple[str, bool], tuple[int, ...]] = {}
         self._enc: dict = {}
         self.skipped_unencodable = 0
+        self.sentences_asked = self.sentences_decoded = 0   # sentence method: distinct ones decoded
         self._lanes = [self._new_lane(self.ctx)]
 
     # ------------------------------------------------------------------ loading
@@ -301,7 +308,16 @@ class LlamaCppScorer(EncodingCache, Scorer):
     def _sentence_token_logprobs(self, seqs: list[list[int]]) -> list[np.ndarray]:
         """Log-probs of tokens 1.. of each sequence (NaN for a skipped one). Sequences
         that open alike (a pair's two sentences, wherever they are in the list) are
-        grouped by :func:`lm.openings.group_openings`, at most MAX_GROUP together."""
+        grouped by :func:`lm.openings.group_openings`, at most MAX_GROUP together. A
+        sequence asked for several times (a sentence several items share) is decoded once
+        and its log-probs handed to each asker."""
+        distinct, where = distinct_sequences(seqs)
+        self.sentences_asked += len(seqs)
+        self.sentences_decoded += len(distinct)
+        scored = self._distinct_token_logprobs(distinct)
+        return [scored[k] for k in where]
+
+    def _distinct_token_logprobs(self, seqs: list[list[int]]) -> list[np.ndarray]:
         groups = group_openings(seqs, max_group=MAX_GROUP if self.share_prefix else 1)
         members = [list(g.members) for g in groups]
         built = []
@@ -377,12 +393,15 @@ class LlamaCppScorer(EncodingCache, Scorer):
             "sentence_method": "sum of piece log-probs after BOS, no EOS, no word-end factor",
             "ties": "undecidable (never counted correct)",
             "batch_size": self.batch_size, "share_prefix": self.share_prefix,
+            "batch_invariant": "yes: one sequence per decode call, its scores depend on it alone"
+                               if self.batch_size == 1 and not self.share_prefix else
+                               "no: sequences decoded together move each other's scores (quantized kernels)",
             "threads": self._threads_record(), "n_ctx": self.n_ctx, "gpu_offload": self.gpu,
             "skipped_over_context": self.skipped, "skipped_unencodable": self.skipped_unencodable,
         }
 
 
-def load_llamacpp(path: str | os.PathLike, *, batch_size: int | None = None, share_prefix: bool = True,
+def load_llamacpp(path: str | os.PathLike, *, batch_size: int | None = None, share_prefix: bool | None = None,
                   n_ctx: int = 512, threads: int | None = None, device: str | None = None,
                   convention: str = DEFAULT, dtype: str | None = None) -> LlamaCppScorer:
     """Load a GGUF file with llama.cpp (the options: :class:`LlamaCppScorer`'s)."""

@@ -38,6 +38,7 @@ from lm.base import TargetQuery
 from lm.errors import FieldError, LMError
 from lm.hf.base import HFBase
 from lm.hf.forward import CausalRunner, Request
+from lm.openings import distinct_sequences
 from lm.pieces import spaces_of, word_sums
 
 SPACE_MARKERS = ("Ġ", "▁", "Ċ", "ĉ")
@@ -106,6 +107,7 @@ class HFCausalScorer(HFBase):
                                                 punctuation=self.convention != "words")
         self.start_mask = mask.to(self.device)
         self.example: dict | None = None
+        self.sentences_asked = self.sentences_decoded = 0   # sentence method: distinct ones read
 
     def _note(self, enc) -> None:
         """Keep the first sentence read, as fed, for the manifest's record."""
@@ -155,11 +157,15 @@ class HFCausalScorer(HFBase):
         live = [i for i, e in enumerate(encs) if e is not None]
         for i in live[:1]:
             self._note(encs[i])
+        # a sentence several items share is read once (the same ids, the same first)
+        distinct, where = distinct_sequences([(encs[i].first, *encs[i].ids) for i in live])
+        self.sentences_asked += len(live)
+        self.sentences_decoded += len(distinct)
         with self.torch_threads():
-            lp, _ = self.runner.run([Request(encs[i].ids, encs[i].first) for i in live])
+            lp, _ = self.runner.run([Request(tuple(d[1:]), d[0]) for d in distinct])
         out = [np.full(len(s), np.nan) for s in sentences]
-        for i, x in zip(live, lp):
-            out[i] = word_sums(encs[i], x, len(sentences[i]))
+        for i, k in zip(live, where):
+            out[i] = word_sums(encs[i], lp[k], len(sentences[i]))
         return out
 
     @property
