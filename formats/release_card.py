@@ -17,6 +17,12 @@ nonce_variants      nonce variants in all
 <relation>_<feature> items per relation and feature (``subj_verb_number`` ...;
                     layered features such as ``Number[subj]`` count as their feature)
 scored_by_sentence  items whose target precedes its cue (compare whole sentences)
+<count>             :data:`COUNT_COLUMNS`, each summed over the language's relations and
+                    features (relations.tsv has them per relation x feature): the
+                    filters' drops (``low_agreement_rate`` ... ``ambiguous_cue``,
+                    docs/relations.md), ``wrong_generated`` (items whose wrong form the
+                    reinflection model generated) and ``correct_more_frequent`` (items
+                    whose correct form is the more frequent in the treebanks)
 license             the treebanks' licences (``it_isdt: CC BY-NC-SA 3.0; ...``)
 noncommercial       ``yes`` when a treebank's licence is NonCommercial, else ``no``
 reason              for a language without items, why (one line); for a language that
@@ -40,6 +46,10 @@ from formats.tsv import checked_rows, header_of
 INDEX_FILE = "index.tsv"
 DATASHEET_FILE = "README.md"
 FAILED = "failed: "
+#: per-language counts written after ``scored_by_sentence`` (module docstring)
+COUNT_COLUMNS = ("low_agreement_rate", "noncontrolling_case", "same_spelling", "spelling_variant", "elision",
+                 "other_feature_difference", "syncretism", "ambiguous_cue", "wrong_generated",
+                 "correct_more_frequent")
 
 
 def cell_column(relation: str, feature: str) -> str:
@@ -60,6 +70,7 @@ class IndexRow:
     nonce_variants: int = 0
     cells: dict = field(default_factory=dict)
     scored_by_sentence: int = 0
+    counts: dict = field(default_factory=dict)  #: :data:`COUNT_COLUMNS` -> count
     license: str = ""
     noncommercial: bool = False
     reason: str = ""
@@ -73,7 +84,7 @@ class IndexRow:
 def index_columns(cells: Sequence[tuple[str, str]]) -> list[str]:
     return (["language", "name", "treebanks", "sentences", "items", "items_with_nonce", "nonce_variants"]
             + [cell_column(r, f) for r, f in cells]
-            + ["scored_by_sentence", "license", "noncommercial", "reason", "notes"])
+            + ["scored_by_sentence", *COUNT_COLUMNS, "license", "noncommercial", "reason", "notes"])
 
 
 def write_index(path: str | os.PathLike, rows: Sequence[IndexRow], cells: Sequence[tuple[str, str]]) -> int:
@@ -82,7 +93,8 @@ def write_index(path: str | os.PathLike, rows: Sequence[IndexRow], cells: Sequen
         fh.write("\t".join(index_columns(cells)) + "\n")
         for r in rows:
             values = [r.language, r.name, ",".join(r.treebanks), r.sentences, r.items, r.items_with_nonce,
-                      r.nonce_variants, *[r.cells.get(c, 0) for c in cells], r.scored_by_sentence, r.license,
+                      r.nonce_variants, *[r.cells.get(c, 0) for c in cells], r.scored_by_sentence,
+                      *[r.counts.get(k, 0) for k in COUNT_COLUMNS], r.license,
                       "yes" if r.noncommercial else "no", r.reason, r.notes]
             fh.write("\t".join(_cell(v) for v in values) + "\n")
     return len(rows)
@@ -200,6 +212,19 @@ release (or one language's folder, or one `{PAIRS_FILE}`).
 
 {_cell_totals(card)}
 
+## What was left out, by filter
+
+Each filter's drops per language (summed over relations and features; `relations.tsv`
+has them per relation x feature), the share of pairs whose wrong form the reinflection
+model generated (a rule class at least 95% right on held-out cells), and the share whose
+correct form is the more frequent of the two in the language's treebanks. A relation x
+feature under 90% agreement in the treebanks gives no pairs (`low_agreement_rate`); a
+wrong form may differ from the correct one only in the contrasted feature, except
+Gender and Animacy absent from one of them when Number is contrasted (the plural
+neutralises gender).
+
+{_filter_table(card.rows)}
+
 ## Fields
 
 One row per pair, the treebank sentence (variant 0) first, then its nonce variants.
@@ -266,6 +291,21 @@ def _cell_totals(card: ReleaseCard) -> str:
     out = ["Pairs by relation and feature (and the languages that have any):", "",
            "| relation | feature | pairs | languages |", "|---|---|---:|---:|"]
     out += [f"| {r} | {f} | {totals[(r, f)]:,} | {langs[(r, f)]} |" for r, f in card.cells]
+    return "\n".join(out)
+
+
+def _filter_table(rows: Sequence[IndexRow]) -> str:
+    """Per language: what each filter dropped, the generated wrong forms' share, the
+    share of pairs whose correct form is the more frequent."""
+    names = COUNT_COLUMNS[:-2]
+    out = ["| code | " + " | ".join(names) + " | generated | correct more frequent |",
+           "|---|" + "---:|" * (len(names) + 2)]
+    for r in rows:
+        if not r.items:
+            continue
+        c = r.counts
+        out.append(f"| {r.language} | " + " | ".join(f"{c.get(k, 0):,}" for k in names)
+                   + f" | {c.get('wrong_generated', 0) / r.items:.1%} | {c.get('correct_more_frequent', 0) / r.items:.1%} |")
     return "\n".join(out)
 
 

@@ -14,7 +14,7 @@ from conftest import run_agree
 from formats.errors import AgreeError
 from formats.items import read_items
 from formats.release import FIELDS, Source, read_release, release_row, split_item_id
-from formats.release_card import IndexRow, ReleaseCard, datasheet, read_index
+from formats.release_card import COUNT_COLUMNS, IndexRow, ReleaseCard, datasheet, read_index
 from formats.run import RunContext
 from formats.spacing import render
 from formats.testsets import detect_testset, load_testset
@@ -151,7 +151,8 @@ class TestCard:
         index = read_index(release / "index.tsv")
         assert list(index[0])[:7] == ["language", "name", "treebanks", "sentences", "items", "items_with_nonce",
                                       "nonce_variants"]
-        assert list(index[0])[-5:] == ["scored_by_sentence", "license", "noncommercial", "reason", "notes"]
+        assert list(index[0])[-5 - len(COUNT_COLUMNS):] == ["scored_by_sentence", *COUNT_COLUMNS, "license",
+                                                            "noncommercial", "reason", "notes"]
         assert "subj_verb_number" in index[0] and "adj_noun_gender" in index[0]
         card = (release / "README.md").read_text()
         assert card.startswith("---\npretty_name: ") and "- config_name: \"it\"\n  data_files: \"it/pairs.jsonl\"" in card

@@ -58,7 +58,7 @@ from formats.files import atomic_output_dir, claim_output, commit_dir, is_output
 from formats.items import ITEMS_FILE, write_items
 from formats.manifest import AGREE_VERSION, changed_outputs, describe_outputs, read_manifest, write_manifest
 from formats.release import PAIRS_FILE, PARQUET_FILE, Source, parquet_available, release_row, write_pairs
-from formats.release_card import FAILED, IndexRow, ReleaseCard, TreebankCard, write_datasheet, write_index
+from formats.release_card import COUNT_COLUMNS, FAILED, IndexRow, ReleaseCard, TreebankCard, write_datasheet, write_index
 from formats.release_card import DATASHEET_FILE, INDEX_FILE
 from formats.run import PACKAGES, RunContext
 from nonce.budget import check_nonce_size
@@ -198,7 +198,8 @@ def _mine_into(task: LanguageTask, tmp: Path) -> IndexRow:
     cells = Counter((it.relation, it.feature.split("[")[0]) for it in result.items)
     row = IndexRow(lang.code, lang.name, tuple(t.name for t in lang.treebanks), result.sentences, len(result.items),
                    nonce.with_variants, nonce.variants, {c: cells[c] for c in CELLS},
-                   sum(it.scoring == "sentence" for it in result.items), _licences(lang), lang.noncommercial,
+                   sum(it.scoring == "sentence" for it in result.items),
+                   {k: result.filters.get(k, 0) for k in COUNT_COLUMNS}, _licences(lang), lang.noncommercial,
                    reason_text(result.reason), "; ".join(result.notes))
     write_manifest(tmp, COMMAND, lang.files, task.parameters(), argv=task.argv, complete=True,
                    index=_row_json(row), counts={"sentences": result.sentences, "tokens": result.tokens,

@@ -64,6 +64,7 @@ class WrongChoice:
     form: str
     value: str = ""   #: its value of the contrasted feature (items.tsv ``wrong_value``)
     source: str = ""  #: where it was found (items.tsv ``wrong_source``)
+    feats: str = ""   #: its cell's FEATS, where the source knows it (the relation filters read it)
 
 
 @dataclass(frozen=True)

@@ -25,16 +25,23 @@ features come from its antecedent or answer), ``expletive`` (the subject's head
 has an ``expl``/``expl:subj``/``expl:impers`` child: the verb may agree with the
 expletive), ``fixed`` (either end heads a ``fixed`` expression), ``quantified``
 (a subject with a ``nummod:gov`` / ``det:numgov`` child: the verb agrees with
-the quantifier), ``ergative`` (an ergative subject and a target without a
-subject layer: Hindi-Urdu perfective verbs agree with the object), and, for a
-finite auxiliary whose head has several subjects, ``several_subjects``.
+the quantifier), ``noncontrolling_case`` (a subject in a case that does not
+control the verb, ergative or dative, read from its own ``Case`` or from a
+``case`` child's: Hindi PUD puts ``Case=Erg`` on the postposition ने and the
+noun has ``Case=Acc``; the dative-subject markers को / کو carry ``Case=Acc``
+and are named in :data:`NONCONTROLLING_MARKERS`; Hindi-Urdu perfective verbs agree
+with the object; kept where the target has a subject layer), and, for a finite
+auxiliary whose head has several subjects, ``several_subjects``.
 
 Then, per contrasted feature: both ends must carry it (``missing_feature``); a
 subject relation's target carries it as the subject layer when it has one
 (``Number[subj]``), else plain; both values must be two-way values
 (:data:`VALUES`; Dual, Count, Ptan, Coll, ``Person=0``, multi-valued
 ``Gender=Fem,Masc`` ... are counted per value in ``excluded_value``); they must
-be equal (``disagreeing`` otherwise); and ``min_distance <= |target - cue| <=
+be equal (``disagreeing`` otherwise); a relation x feature whose agreeing
+share (agreeing / (agreeing + disagreeing)) in the treebank is under
+:data:`MIN_AGREEMENT` does not control agreement (MultiBLiMP's criterion): its
+arcs are all dropped (``low_agreement_rate``); and ``min_distance <= |target - cue| <=
 max_distance`` (``distance``).
 """
 from __future__ import annotations
@@ -56,8 +63,14 @@ RELATION_FEATURES = {"subj-verb": ("Number", "Person", "Gender"), "subj-pred": (
 #: and Dutch, which contrasts with Neut)
 VALUES = {"Number": ("Sing", "Plur"), "Person": ("1", "2", "3"), "Gender": ("Masc", "Fem", "Neut", "Com")}
 FEATURES = tuple(VALUES)
-EXCLUSIONS = ("coordinated", "relative_or_interrogative", "expletive", "fixed", "quantified", "ergative",
-              "several_subjects")
+EXCLUSIONS = ("coordinated", "relative_or_interrogative", "expletive", "fixed", "quantified",
+              "noncontrolling_case", "several_subjects")
+#: the share of a relation x feature's arcs that must agree for it to give items
+MIN_AGREEMENT = 0.9
+#: case markers (lemmas of ``case`` children) whose subject does not control the verb although their
+#: ``Case`` does not say so: the Hindi and Urdu dative को / کو (annotated ``Case=Acc``) and ergative ने / نے
+NONCONTROLLING_MARKERS = frozenset({"को", "ने", "کو", "نے"})
+_NONCONTROLLING_CASES = frozenset({"Erg", "Dat"})
 SUBJECT_RELATIONS = ("subj-verb", "subj-pred")
 
 _SUBJ = {"nsubj", "nsubj:pass"}
@@ -90,13 +103,14 @@ class _Feats:
         for name in FEATURES + tuple(f"{f}[subj]" for f in FEATURES):
             self._ids[name] = np.array([index.setdefault(d[name], len(index)) if name in d else -1
                                         for d in parsed], dtype=np.int64)
+        index.setdefault("3", len(index))  # a noun subject's Person (third)
         self.values = list(index)
         vf = [set(d.get("VerbForm", "").split(",")) - {""} for d in parsed]
         self.finite = np.array([not v or "Fin" in v for v in vf], dtype=bool)
         self.participle = np.array([bool(v & _PARTICIPLE) for v in vf], dtype=bool)
         self.relint = np.array([bool({"Rel", "Int"} & set(d.get("PronType", "").split(","))) for d in parsed],
                                dtype=bool)
-        self.ergative = np.array([d.get("Case") == "Erg" for d in parsed], dtype=bool)
+        self.noncontrolling = np.array([d.get("Case") in _NONCONTROLLING_CASES for d in parsed], dtype=bool)
         self.layered = np.array([any(f"{f}[subj]" in d for f in FEATURES) for d in parsed], dtype=bool)
 
     def ids(self, name: str) -> np.ndarray:
@@ -124,7 +138,7 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
     dep_names, dep = tb.deprels()
     fe = _Feats(tb.feats_names)
     u = {name: tb.upos_names.index(name) if name in tb.upos_names else -1
-         for name in ("VERB", "AUX", "ADJ", "NOUN", "DET")}
+         for name in ("VERB", "AUX", "ADJ", "NOUN", "DET", "PROPN")}
     f = tb.feats
     is_subj = _mask(dep_names, dep, _SUBJ.__contains__)
     child = {
@@ -132,7 +146,9 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
         "fixed": _has_child(_mask(dep_names, dep, lambda n: n.split(":")[0] == "fixed"), gh),
         "expl": _has_child(_mask(dep_names, dep, _EXPL.__contains__), gh),
         "quant": _has_child(_mask(dep_names, dep, _QUANT.__contains__), gh),
+        "case": _has_child(_noncontrolling_markers(tb, dep_names, dep, fe), gh),
     }
+    nominal = np.isin(tb.upos, [u[p] for p in ("NOUN", "PROPN") if u[p] >= 0])
     arcs = _arcs(tb, gh, dep_names, dep, fe, u, is_subj)
     out = ([], [], [], [], [], [])
     for r, (cue, target, pred, several) in arcs.items():
@@ -145,7 +161,8 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
         if r in SUBJECT_RELATIONS:
             drops = {"coordinated": child["conj"][cue], "relative_or_interrogative": fe.relint[f[cue]],
                      "expletive": child["expl"][pred], **drops, "quantified": child["quant"][cue],
-                     "ergative": fe.ergative[f[cue]] & ~fe.layered[f[target]], "several_subjects": several}
+                     "noncontrolling_case": (fe.noncontrolling[f[cue]] | child["case"][cue]) & ~fe.layered[f[target]],
+                     "several_subjects": several}
         keep = np.ones(len(cue), dtype=bool)
         for name in EXCLUSIONS:
             if name in drops:
@@ -158,7 +175,8 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
         cue, target = cue[near], target[near]
         for feature in RELATION_FEATURES[r]:
             if feature in features:
-                _feature_rows(fe, f, r, feature, cue, target, rel, counts[(r, feature)], excluded_values, out)
+                _feature_rows(fe, f, r, feature, cue, target, rel, counts[(r, feature)], excluded_values, out,
+                              nominal)
     cue, target, rel, feat, carried, value = out
     return Candidates(np.concatenate(cue or [np.zeros(0, np.int64)]), np.concatenate(target or [np.zeros(0, np.int64)]),
                       np.concatenate(rel or [np.zeros(0, np.int64)]), [x for part in feat for x in part],
@@ -200,10 +218,20 @@ def _arcs(tb, gh, dep_names, dep, fe: _Feats, u: dict, is_subj) -> dict:
     return arcs
 
 
+def _noncontrolling_markers(tb: TreebankColumns, dep_names, dep, fe: _Feats) -> np.ndarray:
+    """``case`` words marking an ergative or dative subject (their Case, or :data:`NONCONTROLLING_MARKERS`)."""
+    lemma_names, lemmas = tb._shared("lemma")
+    marker = np.array([n in NONCONTROLLING_MARKERS for n in lemma_names] + [False], dtype=bool)
+    return _mask(dep_names, dep, lambda d: d.split(":")[0] == "case") & (fe.noncontrolling[tb.feats] | marker[lemmas])
+
+
 def _feature_rows(fe: _Feats, f, relation: str, feature: str, cue, target, rel: int, c: Counter,
-                  excluded_values: Counter, out) -> None:
-    """The agreeing rows of one relation and feature, the others counted."""
+                  excluded_values: Counter, out, nominal) -> None:
+    """The agreeing rows of one relation and feature, the others counted. A noun or
+    proper-noun subject without Person is third person (UD puts no Person on nouns)."""
     cv = fe.ids(feature)[f[cue]]
+    if feature == "Person" and relation == "subj-verb":
+        cv = np.where((cv < 0) & nominal[cue], fe.values.index("3"), cv)
     plain = fe.ids(feature)[f[target]]
     if relation in SUBJECT_RELATIONS:
         layer = fe.ids(f"{feature}[subj]")[f[target]]
@@ -225,6 +253,9 @@ def _feature_rows(fe: _Feats, f, relation: str, feature: str, cue, target, rel: 
     same = cv == tv
     c["disagreeing"] += int((~same).sum())
     c["agreeing"] += int(same.sum())
+    if len(same) and same.mean() < MIN_AGREEMENT:
+        c["low_agreement_rate"] += int(same.sum())
+        same = np.zeros(len(same), dtype=bool)
     out[0].append(cue[same])
     out[1].append(target[same])
     out[2].append(np.full(int(same.sum()), rel, dtype=np.int64))

@@ -54,9 +54,10 @@ import numpy as np
 from agreement.errors import AgreeError
 from agreement.extraction.config import (ExtractConfig, ExtractResult, RelationReport, check_relation_features,
                                          parse_relations)
-from agreement.extraction.item_builder import (Attractors, CandidateArc, ItemBuilder, Rejection, WrongChoice,
-                                               WrongForms, default_filters)
-from agreement.extraction.itemtools import file_stem, match_case
+from agreement.extraction.item_builder import Attractors, CandidateArc, ItemBuilder, default_filters
+from agreement.extraction.itemtools import file_stem
+from agreement.extraction.relation_filters import (FILTER_NAMES, GENERATED, morphology_wrong_forms,
+                                                   relation_filters, with_filters)
 from agreement.extraction.relation_arcs import EXCLUSIONS, RELATIONS, VALUES, Candidates, find_candidates
 from formats.items import Item
 from treebanks.cache import load_columns
@@ -66,15 +67,17 @@ from treebanks.features import feature_names
 from treebanks.paradigms import ParadigmTable
 from treebanks.pooled import PooledParadigms
 from treebanks.reader import expand_paths
+from treebanks.reinflect import Reinflector
 from treebanks.unimorph import SOURCE as LEXICON_SOURCE, read_unimorph
 
 RELATIONS_FILE = "relations.tsv"
 #: per relation, what its arcs lose before the features are looked at
 ARC_COUNTS = ("arcs",) + EXCLUSIONS + ("distance",)
 #: per (relation, feature)
-FEATURE_COUNTS = ("missing_feature", "excluded_value", "disagreeing", "agreeing", "no_alternative",
-                  "non_contrast_difference", "same_spelling", "vocab", "items", "scoring_target",
-                  "scoring_sentence", "wrong_own", "wrong_pooled", "wrong_lexicon")
+FEATURE_COUNTS = ("missing_feature", "excluded_value", "disagreeing", "agreeing", "low_agreement_rate",
+                  "no_alternative", "non_contrast_difference", "same_spelling") + FILTER_NAMES + (
+                  "vocab", "items", "scoring_target", "scoring_sentence", "wrong_own", "wrong_pooled",
+                  "wrong_lexicon", "wrong_generated", "correct_more_frequent")
 RELATION_COLUMNS = ("relation", "feature") + ARC_COUNTS + FEATURE_COUNTS
 #: the other values a wrong form may have, tried in turn (Person: the nearest first)
 _FEATURE_ORDER = ("Number", "Person", "Gender")
@@ -117,14 +120,17 @@ class RelationSource:
         excluded: Counter = Counter()
         cands = find_candidates(tb, config.relations, config.features, config.min_distance, config.max_distance,
                                 counts, excluded)
-        builder = ItemBuilder(pooled_wrong_forms(pooled, config.alt), default_filters(config.vocab),
+        model = Reinflector.train(pooled.table.counts, lex)
+        generated: dict = {}
+        builder = ItemBuilder(morphology_wrong_forms(pooled, model, config.alt, wrong_values, generated),
+                              with_filters(default_filters(config.vocab), relation_filters(model, config.lang)),
                               Attractors(pooled.table), counts)
-        items = _items(builder, relation_arcs(tb, cands))
+        items = _items(builder, relation_arcs(tb, cands), _form_counts(pooled.table.counts))
         table = {(r, f): {k: counts[(r, f)][k] for k in FEATURE_COUNTS} | {k: counts[(r, "")][k] for k in ARC_COUNTS}
                  for r in config.relations for f in sorted(config.features) if (r, f) in counts}
         filters = _filters(counts, config.relations)
         notes = tuple(n for n in (pooled.conflict_note(), lex.report() if lex else "") if n)
-        return ExtractResult(items=tuple(items), paradigms=pooled.saved_table(), filters=dict(filters),
+        return ExtractResult(items=tuple(items), paradigms=_saved_table(pooled, generated), filters=dict(filters),
                              sentences=len(tb), tokens=len(tb.upos), files=tuple(files),
                              report=RelationReport(table, dict(sorted(excluded.items()))), reading=reading,
                              reason="" if items else zero_reason(tb, config, filters, lexicon is not None),
@@ -164,24 +170,9 @@ def relation_arcs(tb: TreebankColumns, cands: Candidates) -> Iterator[CandidateA
                            scoring="sentence" if ti < ci else "target", contrast=_CONTRAST[f])
 
 
-def pooled_wrong_forms(pooled: PooledParadigms, alt: str) -> WrongForms:
-    """The wrong-form hook of relations mode: the file's own table, the pooled ones,
-    the lexicon (:meth:`PooledParadigms.wrong_form`), for each value set of
-    :func:`wrong_values` in turn."""
-    def choose(arc: CandidateArc) -> WrongChoice | Rejection:
-        t = arc.sentence.tokens[arc.target]
-        stem, tried = file_stem(arc.sentence.source), wrong_values(arc.features[0], arc.value[0])
-        for vals in tried:
-            wrong = pooled.wrong_form(stem, t.lemma, t.upos, t.feats, arc.carried, vals, alt)
-            if wrong is not None:
-                return WrongChoice(match_case(wrong.form, t.form, capitalise=True), wrong.value, wrong.source)
-        rejected = any(pooled.rejected(t.lemma, t.upos, t.feats, arc.carried, vals) for vals in tried)
-        return Rejection("non_contrast_difference" if rejected else "no_alternative")
-    return choose
-
-
-def _items(builder: ItemBuilder, arcs: Iterable[CandidateArc]) -> list[Item]:
-    """The builder's items, each also counted by how it is scored and where its wrong form came from."""
+def _items(builder: ItemBuilder, arcs: Iterable[CandidateArc], freq: Counter) -> list[Item]:
+    """The builder's items, each also counted by how it is scored, where its wrong form
+    came from and whether its correct form is the more frequent of the two in the treebanks."""
     out = []
     for arc in arcs:
         item = builder.item(arc)
@@ -190,8 +181,29 @@ def _items(builder: ItemBuilder, arcs: Iterable[CandidateArc]) -> list[Item]:
             c[f"scoring_{arc.scoring}"] += 1
             source = item.wrong_source
             c["wrong_own" if source == file_stem(arc.sentence.source) else "wrong_lexicon"
-              if source == LEXICON_SOURCE else "wrong_pooled"] += 1
+              if source == LEXICON_SOURCE else "wrong_generated" if source == GENERATED else "wrong_pooled"] += 1
+            c["correct_more_frequent"] += freq[item.correct.lower()] > freq[item.wrong.lower()]
             out.append(item)
+    return out
+
+
+def _form_counts(counts: dict) -> Counter:
+    """Tokens per lower-cased form over the pooled treebanks."""
+    freq: Counter = Counter()
+    for a, n in counts.items():
+        freq[a.form.lower()] += n
+    return freq
+
+
+def _saved_table(pooled: PooledParadigms, generated: dict) -> ParadigmTable:
+    """``paradigms.tsv``: the pooled table, with the generated wrong forms' cells (count 0)
+    so that later steps (nonce target pairs) find them too."""
+    table = pooled.saved_table()
+    new = {a: 0 for a in sorted(generated) if a not in table.counts}
+    if not new:
+        return table
+    out = ParadigmTable(dict(table.counts))
+    out.add_counts(new)
     return out
 
 

@@ -1,0 +1,191 @@
+"""Relation items' wrong forms from a language's morphology, and the filters for every
+way a pair goes wrong (issue 41; :mod:`agreement.extraction.relations` uses them).
+
+Wrong forms (:func:`morphology_wrong_forms`), in order: the treebank files' own
+paradigm tables and a UniMorph lexicon as before (``wrong_source`` the file's stem,
+or ``unimorph``), then the reinflection model (:class:`treebanks.reinflect.Reinflector`,
+trained on the run's pooled counts): the target's cell with the contrasted feature
+changed, generated only when its rule class is at least 95% right on held-out cells
+(``wrong_source`` ``generated``).
+
+Filters (:func:`relation_filters`), each an :class:`ItemFilter` counted under its name,
+after ``same_spelling`` and before ``vocab``:
+
+* ``spelling_variant``: the wrong form is the correct one written otherwise (case,
+  ß/ss, hyphen, apostrophe: *muß* / *muss*, *Є* / *є*), or not the most frequent form
+  of its cell (:meth:`Reinflector.guard`) unless it is the item's own treebank's spelling;
+* ``elision``: one form is elided or holds an apostrophe and the other not (*dont* ->
+  *don't*, *l'* -> *les*; *doesn't* -> *don't* is kept), or the wrong form is not
+  written as the language writes it before the next word (:func:`treebanks.sounds.render_before`
+  gives another form or spacing): the item is dropped rather than glued into a non-word
+  (*l'apport* -> *lesapport*); an English *a* / *an* or Italian *il* / *lo* is re-rendered;
+* ``other_feature_difference``: the wrong form's features differ from the target's in
+  another feature than the contrasted one, except the features tied to it (:data:`TIES`:
+  Gender neutralised in the plural, where one of the two forms has no Gender);
+* ``syncretism``: the wrong form has an analysis (any cell of its lemma, in any mood or
+  tense, attested in the treebanks or the lexicon) whose contrasted value is the cue's and
+  whose other agreement features do not clash with the cue's: the bad sentence may be
+  grammatical (German 1sg *gebe* is also the 3sg subjunctive of reported speech). An
+  analysis in another mood than the target's counts only in a complement, adverbial or
+  reported clause (``ccomp``, ``advcl``, ``parataxis``, ``csubj``, ``acl``, ``xcomp``),
+  where that mood can stand: *if it was* -> *were* is dropped, a main clause's *it was* ->
+  *it were* kept.
+  Generated cells do not count: English *say* is also the 3sg mandative subjunctive, a
+  rare construction, and *the doctor beg* stays an item, as MultiBLiMP has it;
+* ``ambiguous_cue``: the cue has an attested analysis of its lemma (same part of speech
+  and case) with the wrong value (Czech *situace*, singular and plural; Hindi *वह*, he
+  and she), or, for Gender, is a first or second person pronoun (no inherent gender).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from agreement.extraction.item_builder import CandidateArc, ItemFilter, Rejection, WrongChoice, WrongForms
+from agreement.extraction.itemtools import file_stem, match_case
+from treebanks.features import format_feats, parse_feats
+from treebanks.paradigms import Analysis
+from treebanks.pooled import PooledParadigms
+from treebanks.reinflect import Reinflector
+from treebanks.sounds import is_elided, render_before
+
+GENERATED = "generated"
+#: filter names, in the order they are applied (relations.tsv columns)
+FILTER_NAMES = ("spelling_variant", "elision", "other_feature_difference", "syncretism", "ambiguous_cue")
+#: features a contrast may change along with it: a form without Gender in the plural
+TIES = {"Number": ("Gender", "Animacy")}
+#: agreement features read when the wrong form's analyses are set against the cue
+_AGREEMENT = ("Number", "Person", "Gender")
+_APOSTROPHES = ("'", "\u2019")
+#: clause relations under which another mood of the wrong form can stand
+_SUBORDINATE = frozenset({"ccomp", "advcl", "parataxis", "csubj", "acl", "xcomp"})
+
+
+def _base(name: str) -> str:
+    return name.split("[")[0]
+
+
+def morphology_wrong_forms(pooled: PooledParadigms, model: Reinflector, alt: str,
+                           values_of, generated: dict) -> WrongForms:
+    """The relations wrong-form hook (module docstring); ``values_of(feature, value)``
+    gives the value sets to try in turn; each generated cell is added to ``generated``
+    (an :class:`Analysis` -> 0, for ``paradigms.tsv``)."""
+    def choose(arc: CandidateArc) -> WrongChoice | Rejection:
+        t = arc.sentence.tokens[arc.target]
+        stem, tried = file_stem(arc.sentence.source), values_of(arc.features[0], arc.value[0])
+        for vals in tried:
+            wrong = pooled.wrong_form(stem, t.lemma, t.upos, t.feats, arc.carried, vals, alt)
+            if wrong is not None:
+                return WrongChoice(match_case(wrong.form, t.form, capitalise=True), wrong.value, wrong.source,
+                                   wrong.feats)
+        feats = parse_feats(t.feats)
+        for vals in tried:
+            for v in vals:
+                cell = format_feats({**feats, arc.carried: v})
+                g = model.form_of(t.lemma, t.upos, cell)
+                if g is not None and g.origin == GENERATED:
+                    generated[Analysis(g.form, t.lemma, t.upos, cell)] = 0
+                    return WrongChoice(match_case(g.form, t.form, capitalise=True), v, GENERATED, cell)
+        rejected = any(pooled.rejected(t.lemma, t.upos, t.feats, arc.carried, vals) for vals in tried)
+        return Rejection("non_contrast_difference" if rejected else "no_alternative")
+    return choose
+
+
+def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
+    """The filters of the module docstring, in order."""
+    def spelling(arc: CandidateArc, wrong: WrongChoice) -> bool:
+        t = arc.sentence.tokens[arc.target]
+        why = model.guard(t.form, wrong.form, t.lemma, t.upos, wrong.feats) if wrong.feats else ""
+        # the item's own treebank's spelling of the cell stands even where another treebank's is more frequent
+        return bool(why) and not (why.startswith("not the most frequent")
+                                  and wrong.source == file_stem(arc.sentence.source))
+
+    def elision(arc: CandidateArc, wrong: WrongChoice) -> bool:
+        tokens = arc.sentence.tokens
+        t = tokens[arc.target]
+        if _apostrophe(t.form) != _apostrophe(wrong.form) or is_elided(t.form) != is_elided(wrong.form):
+            return True
+        if arc.target + 1 >= len(tokens):
+            return False
+        written = render_before(wrong.form, tokens[arc.target + 1].form, lang, feats=wrong.feats,
+                                space_after=t.space_after)
+        return written is None or written.space_after != t.space_after or written.form != wrong.form
+
+    def other_feature(arc: CandidateArc, wrong: WrongChoice) -> bool:
+        if not wrong.feats:
+            return False
+        a = parse_feats(arc.sentence.tokens[arc.target].feats)
+        b = parse_feats(wrong.feats)
+        feature = arc.features[0]
+        ties = TIES.get(feature, ())
+        for name in set(a) | set(b):
+            if _base(name) == feature or a.get(name) == b.get(name):
+                continue
+            if _base(name) in ties and (name not in a or name not in b):
+                continue
+            return True
+        return False
+
+    def syncretism(arc: CandidateArc, wrong: WrongChoice) -> bool:
+        t = arc.sentence.tokens[arc.target]
+        cue = _cue_values(arc)
+        mood = parse_feats(t.feats).get("Mood")
+        other_moods = _subordinate(arc.sentence.tokens, arc.target)
+        for r in model.analyses(wrong.form, t.upos, t.lemma):
+            if r.lemma != t.lemma or r.origin == GENERATED:
+                continue
+            f = parse_feats(r.feats)
+            if f.get("Mood") != mood and not other_moods:
+                continue
+            if f.get(arc.carried) != arc.value[0]:
+                continue
+            if all(cue.get(_base(n), v) == v for n, v in f.items() if _base(n) in _AGREEMENT):
+                return True
+        return False
+
+    def ambiguous_cue(arc: CandidateArc, wrong: WrongChoice) -> bool:
+        c = arc.sentence.tokens[arc.cue]
+        mine = parse_feats(c.feats)
+        feature = arc.features[0]
+        if feature == "Gender" and c.upos == "PRON" and mine.get("Person") in ("1", "2"):
+            return True
+        case = mine.get("Case")
+        for r in model.analyses(c.form, c.upos, c.lemma):
+            if r.lemma != c.lemma or r.origin == GENERATED:
+                continue
+            f = parse_feats(r.feats)
+            if f.get(feature) == wrong.value and (case is None or f.get("Case") == case):
+                return True
+        return False
+
+    return [ItemFilter("spelling_variant", spelling), ItemFilter("elision", elision),
+            ItemFilter("other_feature_difference", other_feature), ItemFilter("syncretism", syncretism),
+            ItemFilter("ambiguous_cue", ambiguous_cue)]
+
+
+def _apostrophe(form: str) -> bool:
+    return any(a in form for a in _APOSTROPHES)
+
+
+def _subordinate(tokens, target: int) -> bool:
+    """Whether the target's clause is a complement, adverbial or reported clause (where
+    another mood, a subjunctive of reported speech or of a condition, can stand)."""
+    t = tokens[target]
+    if t.deprel.split(":")[0] in ("aux", "cop") and t.head >= 0:
+        t = tokens[t.head]
+    return t.deprel.split(":")[0] in _SUBORDINATE
+
+
+def _cue_values(arc: CandidateArc) -> dict[str, str]:
+    """The cue's agreement features (a cue without Person is third person)."""
+    c = arc.sentence.tokens[arc.cue]
+    f = {n: v for n, v in parse_feats(c.feats).items() if n in _AGREEMENT}
+    f.setdefault("Person", "3")  # nouns, demonstratives: third person (UD leaves it out)
+    f[arc.features[0]] = arc.value[0]
+    return f
+
+
+def with_filters(filters: Sequence[ItemFilter], extra: Sequence[ItemFilter]) -> list[ItemFilter]:
+    """``extra`` inserted after ``same_spelling`` (before ``vocab``)."""
+    out = list(filters)
+    at = next((i + 1 for i, f in enumerate(out) if f.name == "same_spelling"), 0)
+    return out[:at] + list(extra) + out[at:]
