@@ -152,7 +152,8 @@ class Chromium:
         """Poll until a JS expression is truthy; returns its value."""
         deadline = time.monotonic() + (timeout or self.timeout)
         while True:
-            value = self.evaluate(f"(() => {{ try {{ return {expression}; }} catch (e) {{ return null; }} }})()")
+            value = self.evaluate(f"(() => {{ try {{ return {expression}; }} catch (e) {{ return null; }} }})()",
+                                  timeout=max(0.1, deadline - time.monotonic()))   # a busy page: the same deadline
             if value:
                 return value
             if time.monotonic() > deadline:

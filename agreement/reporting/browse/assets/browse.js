@@ -307,7 +307,7 @@
       columns.forEach((_, j) => {
         const t = get(k, j), ci = wilson(t[0], t[1]);
         h += "<td>" + (ci ? (100 * t[0] / t[1]).toFixed(1) + '% <span class="ci">[' + ci[0].toFixed(1) + ", " + ci[1].toFixed(1) +
-          "] n=" + t[1].toLocaleString() + (t[2] ? ", " + t[2] + " ties" : "") + "</span>" : t[2] ? '<span class="ci">' + t[2] + " ties</span>" : "–") + "</td>";
+          "] n=" + t[1].toLocaleString() + (t[2] ? ", " + t[2].toLocaleString() + " ties" : "") + "</span>" : t[2] ? '<span class="ci">' + t[2].toLocaleString() + " ties</span>" : "–") + "</td>";
       });
       h += "</tr>";
     });
