@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import select
 import shutil
 import subprocess
 import tempfile
@@ -105,7 +106,9 @@ class Chromium:
 
     def _receive(self, deadline: float) -> dict:
         while b"\0" not in self._buffer:
-            if time.monotonic() > deadline:
+            left = deadline - time.monotonic()
+            # wait for data at most until the deadline: a busy page sends nothing for minutes
+            if left <= 0 or not select.select([self._from_child], [], [], left)[0]:
                 raise TimeoutError("chromium did not answer in time")
             chunk = os.read(self._from_child, 1 << 20)
             if not chunk:
