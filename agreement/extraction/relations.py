@@ -223,6 +223,9 @@ def zero_reason(tb: TreebankColumns, config: ExtractConfig, filters: Counter, le
         return (f"no {', '.join(config.relations)} arc (nsubj to a verb or predicate, det or amod on a NOUN) "
                 f"in {len(tb)} sentences")
     dropped = {k: filters[k] for k in EXCLUSIONS + ("distance",) if filters[k]}
+    if filters["agreeing"] and filters["low_agreement_rate"] == filters["agreeing"]:
+        return (f"{filters['agreeing']} agreeing arcs, each in a relation x feature under 90% agreement in the "
+                f"treebank ({filters['disagreeing']} disagreeing): the cue does not control agreement there")
     if not filters["agreeing"]:
         parts = [f"{n} {k.replace('_', ' ')}" for k, n in dropped.items()]
         parts += [f"{filters[k]} {k.replace('_', ' ')}" for k in ("missing_feature", "excluded_value",
@@ -230,8 +233,9 @@ def zero_reason(tb: TreebankColumns, config: ExtractConfig, filters: Counter, le
         hint = " (lower {min_distance})" if filters["distance"] and config.min_distance > 1 else ""
         return (f"{filters['arcs']} arcs, none with {' or '.join(carried)} on both ends with the same two-way "
                 f"value: {', '.join(parts)}{hint}")
-    parts = [f"{filters[k]} {k.replace('_', ' ')}" for k in ("no_alternative", "non_contrast_difference",
-                                                              "same_spelling", "vocab") if filters[k]]
+    parts = [f"{filters[k]} {k.replace('_', ' ')}" for k in ("low_agreement_rate", "no_alternative",
+                                                              "non_contrast_difference", "same_spelling",
+                                                              *FILTER_NAMES, "vocab") if filters[k]]
     more = "more treebanks of the language ({paradigms})" + ("" if lexicon else " or a UniMorph lexicon ({lexicon})")
     return (f"{filters['agreeing']} agreeing arcs, none with a usable wrong form ({', '.join(parts)}): "
             f"{more} would supply other-value forms")
