@@ -26,7 +26,7 @@ AGREE_VERSION = distribution_version()
 # Distributions whose versions every manifest records; the kenlm module comes from
 # ufal.kenlm's wheel (kenlm itself where a user installed that instead).
 _PACKAGES = ("torch", "numpy", "conllu", "kenlm", "ufal.kenlm", "sentencepiece", "click",
-             "mwxml", "mwparserfromhell", "matplotlib", "pillow")
+             "matplotlib", "pillow")
 
 
 def describe_inputs(paths: Iterable[str | os.PathLike],
