@@ -9,6 +9,7 @@ never an ``OUT.partial`` or a temporary directory left behind.
 """
 from __future__ import annotations
 
+import csv
 import errno
 import json
 import os
@@ -307,7 +308,10 @@ def cut_short(release: Path) -> str:
     pairs = release / "it" / "pairs.jsonl"
     lines = pairs.read_text(encoding="utf-8").splitlines(True)
     pairs.write_text("".join(lines[:5]), encoding="utf-8")
-    return f"{pairs}: 2 items and 0 nonce variants, but index.tsv lists 61 and 62"
+    row = next(r for r in csv.DictReader((release / "index.tsv").open(encoding="utf-8"), delimiter="\t")
+               if r["language"] == "it")
+    return (f"{pairs}: 2 items and 0 nonce variants, but index.tsv lists "
+            f"{row['items']} and {row['nonce_variants']}")
 
 
 def pairs_missing(release: Path) -> str:

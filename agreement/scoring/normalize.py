@@ -51,7 +51,7 @@ def check_normalize(normalize: str | None, unigram: str | None, method: str) -> 
         raise FieldError(f"{{normalize}} {name} divides whole-sentence scores; use {{method}} sentence")
     if name == "slor" and not unigram:
         raise FieldError("{normalize} slor needs a word unigram model: give {unigram} DIR "
-                         "(one from agree train-lm --arch unigram)")
+                         "(one from agree train-lm {arch} unigram)")
     if unigram and name != "slor":
         raise FieldError(f"{{unigram}} is read by {{normalize}} slor only (not {name})")
     return name
@@ -63,7 +63,7 @@ def load_unigram(path: str):
     if uni.kind != "unigram":
         uni.close()
         raise FieldError(f"{{unigram}} {literal(path)} is a {uni.kind} model, not a word "
-                         "unigram (agree train-lm --arch unigram)")
+                         "unigram (agree train-lm {arch} unigram)")
     return uni
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from agreement.errors import AgreeError
+from treebanks.errors import literal
 from agreement.scoring.surprisal import COLUMNS as TOKEN_COLUMNS, TOKENS_FILE
 from formats.digests import sha256_of
 from formats.manifest import AGREE_VERSION, MANIFEST, read_manifest
@@ -62,7 +63,7 @@ def read_score_dir(path: str | os.PathLike, *, with_surprisal: bool = True) -> S
     """One score directory; :class:`AgreeError` when it is not one this version reads."""
     path = Path(path)
     if not path.is_dir():
-        raise AgreeError(f"{path}: not a directory (give agree score's --out directory)")
+        raise AgreeError(f"{path}: not a directory (give the directory agree score wrote)")
     if not (path / "items.tsv").is_file():
         raise AgreeError(f"{path}: not an agree score output (no items.tsv)")
     manifest = _manifest(path)
@@ -128,8 +129,9 @@ def locate_testset(run: ScoreDir, label: str, given: Mapping[str, str]) -> Path:
         if candidate.exists():
             _check_digests(run, label, candidate)
             return candidate
-    raise AgreeError(f"{run.path}: its test set {label} is not here (looked at "
-                     f"{', '.join(map(str, tries))}); name it with --testset {label}=PATH")
+    raise AgreeError(f"{literal(run.path)}: its test set {literal(label)} is not here (looked at "
+                     f"{literal(', '.join(map(str, tries)))}); say where it is with "
+                     f"{{testsets}} {literal(label)}=PATH", fields=True)
 
 
 def _check_digests(run: ScoreDir, label: str, where: Path) -> None:
