@@ -83,29 +83,12 @@ def open_binary(path: Path) -> tuple[BinaryIO, BinaryIO]:
     return raw, raw
 
 
-def is_dump(path: Path) -> bool:
-    """Whether ``path`` is an XML file (a dump, or an XML file that should be one)
-    rather than plain text: it starts with ``<?xml`` or ``<mediawiki``, or its
-    name says ``.xml``."""
+def _read_head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of ``path``'s (decompressed) text; a truncated or corrupt
+    compressed file is one :class:`LMError`."""
     stream, raw = open_binary(path)
     try:
-        head = stream.read(512)
-    except EOFError:
-        raise LMError(f"{path}: the compressed file is truncated (it ends inside its first "
-                      "block); the download is probably incomplete, download it again") from None
-    except OSError as e:
-        raise LMError(f"{path}: corrupt compressed file ({e})") from None
-    finally:
-        raw.close()
-    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head.startswith((b"<?xml", b"<mediawiki")) or ".xml" in Path(path).name.lower()
-
-
-def read_header(path: Path) -> Header:
-    """The ``<siteinfo>`` of a dump (its first 64 KB of text)."""
-    stream, raw = open_binary(path)
-    try:
-        head = stream.read(1 << 16).decode("utf-8", errors="replace")
+        return stream.read(size)
     except EOFError:
         raise LMError(f"{path}: the compressed file is truncated (it ends inside its first block); "
                       "the download is probably incomplete, download it again") from None
@@ -113,6 +96,20 @@ def read_header(path: Path) -> Header:
         raise LMError(f"{path}: corrupt compressed file ({e})") from None
     finally:
         raw.close()
+
+
+def is_dump(path: Path) -> bool:
+    """Whether ``path`` is an XML file (a dump, or an XML file that should be one)
+    rather than plain text: it starts with ``<?xml`` or ``<mediawiki``, or its
+    name says ``.xml``."""
+    head = _read_head(path, 512)
+    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith((b"<?xml", b"<mediawiki")) or ".xml" in Path(path).name.lower()
+
+
+def read_header(path: Path) -> Header:
+    """The ``<siteinfo>`` of a dump (its first 64 KB of text)."""
+    head = _read_head(path, 1 << 16).decode("utf-8", errors="replace")
     if "<mediawiki" not in head:
         raise LMError(f"{path}: not a MediaWiki XML dump (its root element is not <mediawiki>)")
     head = head.split("</siteinfo>", 1)[0]
