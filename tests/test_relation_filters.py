@@ -64,3 +64,14 @@ def test_filter_columns_in_relations_tsv(tmp_path):
     r = relation_items(tmp_path, BASIC)
     for name in FILTER_NAMES + ("low_agreement_rate", "wrong_generated", "correct_more_frequent"):
         assert name in _counts(r)
+
+
+def test_a_nominalised_predicate_is_no_subject_predicate_arc(tmp_path):
+    """`il gatto è il migliore`: the predicate has its own determiner, it agrees with that."""
+    nominal = [("gatto", "gatto", "NOUN", "Gender=Masc|Number=Sing", 4, "nsubj"),
+               ("è", "essere", "AUX", V3.format(n="Sing"), 4, "cop"),
+               ("il", "il", "DET", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art", 4, "det"),
+               ("migliore", "migliore", "ADJ", "Gender=Masc|Number=Sing", 0, "root")]
+    r = relation_items(tmp_path, BASIC + [nominal])
+    assert r.filters["nominalised"] == 1
+    assert not any(it.relation == "subj-pred" and it.tokens[it.target_index] == "migliore" for it in r.items)

@@ -64,7 +64,7 @@ RELATION_FEATURES = {"subj-verb": ("Number", "Person", "Gender"), "subj-pred": (
 VALUES = {"Number": ("Sing", "Plur"), "Person": ("1", "2", "3"), "Gender": ("Masc", "Fem", "Neut", "Com")}
 FEATURES = tuple(VALUES)
 EXCLUSIONS = ("coordinated", "relative_or_interrogative", "expletive", "fixed", "quantified",
-              "noncontrolling_case", "several_subjects")
+              "noncontrolling_case", "several_subjects", "nominalised")
 #: the share of a relation x feature's arcs that must agree for it to give items
 MIN_AGREEMENT = 0.9
 #: case markers (lemmas of ``case`` children) whose subject does not control the verb although their
@@ -147,6 +147,7 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
         "expl": _has_child(_mask(dep_names, dep, _EXPL.__contains__), gh),
         "quant": _has_child(_mask(dep_names, dep, _QUANT.__contains__), gh),
         "case": _has_child(_noncontrolling_markers(tb, dep_names, dep, fe), gh),
+        "det": _has_child(_mask(dep_names, dep, _DET.__contains__), gh),
     }
     nominal = np.isin(tb.upos, [u[p] for p in ("NOUN", "PROPN") if u[p] >= 0])
     arcs = _arcs(tb, gh, dep_names, dep, fe, u, is_subj)
@@ -163,6 +164,10 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
                      "expletive": child["expl"][pred], **drops, "quantified": child["quant"][cue],
                      "noncontrolling_case": (fe.noncontrolling[f[cue]] | child["case"][cue]) & ~fe.layered[f[target]],
                      "several_subjects": several}
+            if r == "subj-pred":
+                # a predicate with its own determiner is a nominalised adjective (German
+                # `ist das beste`): it agrees with its determiner, not with the subject
+                drops["nominalised"] = child["det"][target]
         keep = np.ones(len(cue), dtype=bool)
         for name in EXCLUSIONS:
             if name in drops:
