@@ -25,6 +25,7 @@ sum to minus its ``--method sentence`` log-probability (in nats). Units: ``nats`
 """
 from __future__ import annotations
 
+import csv
 import math
 import os
 from typing import Sequence
@@ -36,6 +37,8 @@ TOKENS_FILE = "tokens.tsv"
 COLUMNS = ("testset", "item_id", "variant", "model", "sentence", "token_index", "word", "pieces",
            "surprisal")
 UNITS = {"nats": 1.0, "bits": 1.0 / math.log(2.0)}
+#: a surprisal row's key: (testset, item_id, variant, model, sentence)
+SurprisalKey = tuple[str, str, int, str, str]
 
 
 class SurprisalWriter:
@@ -69,3 +72,27 @@ class SurprisalWriter:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def read_surprisal(path: str | os.PathLike) -> dict[SurprisalKey, list[float]]:
+    """``tokens.tsv`` read back (``agree browse``): (testset, item_id, variant, model,
+    sentence) -> per-word surprisal, by the column names, words in order."""
+    out: dict[SurprisalKey, list[float]] = {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader, [])
+        missing = [c for c in COLUMNS if c not in header]
+        if missing:
+            raise AgreeError(f"{path}: not a tokens.tsv of this version of agree (it lacks {', '.join(missing)})")
+        t, i, v, m, s, k, x = (header.index(c) for c in ("testset", "item_id", "variant", "model", "sentence",
+                                                         "token_index", "surprisal"))
+        for line, row in enumerate(reader, start=2):
+            try:
+                key = (row[t], row[i], int(row[v]), row[m], row[s])
+                values = out.setdefault(key, [])
+                if int(row[k]) != len(values):
+                    raise ValueError(f"token_index {row[k]} out of order")
+                values.append(float(row[x]))
+            except (ValueError, IndexError) as e:
+                raise AgreeError(f"{path}:{line}: not a tokens.tsv row ({e})") from None
+    return out

@@ -10,7 +10,6 @@ directory, raised before anything is written.
 """
 from __future__ import annotations
 
-import csv
 import json
 import logging
 import os
@@ -20,16 +19,13 @@ from typing import Mapping, Sequence
 
 from agreement.errors import AgreeError
 from treebanks.errors import literal
-from agreement.scoring.surprisal import COLUMNS as TOKEN_COLUMNS, TOKENS_FILE
+from agreement.scoring.surprisal import TOKENS_FILE, SurprisalKey, read_surprisal
 from formats.digests import sha256_of
 from formats.manifest import AGREE_VERSION, MANIFEST, read_manifest
 from formats.scored import ScoredTable, read_scored
 from formats.testsets import TestSet, load_testset, testset_inputs
 
 log = logging.getLogger(__name__)
-
-#: a surprisal row's key: (testset, item_id, variant, model, sentence)
-SurprisalKey = tuple[str, str, int, str, str]
 
 
 @dataclass(frozen=True)
@@ -73,7 +69,7 @@ def read_score_dir(path: str | os.PathLike, *, with_surprisal: bool = True) -> S
     if not testsets:
         raise AgreeError(f"{path}: its manifest.json names no test sets (written by another version of agree?)")
     tokens = path / TOKENS_FILE
-    surprisal = _read_surprisal(tokens) if with_surprisal and tokens.is_file() else None
+    surprisal = read_surprisal(tokens) if with_surprisal and tokens.is_file() else None
     return ScoreDir(path, table, manifest, testsets, _digests(manifest, testsets),
                     tuple(sorted(path.glob("*.png"))), surprisal, str(params.get("units") or "nats"))
 
@@ -155,30 +151,6 @@ def load_items(run: ScoreDir, given: Mapping[str, str]) -> list[TestSet]:
         sets.append(load_testset(where, str(params.get("format") or "auto"), label=label,
                                  lang=params.get("lang")))
     return sets
-
-
-def _read_surprisal(path: Path) -> dict[SurprisalKey, list[float]]:
-    """tokens.tsv as (testset, item_id, variant, model, sentence) -> per-word surprisal
-    (by the column names of :mod:`agreement.scoring.surprisal`, which writes it)."""
-    out: dict[SurprisalKey, list[float]] = {}
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(reader, [])
-        missing = [c for c in TOKEN_COLUMNS if c not in header]
-        if missing:
-            raise AgreeError(f"{path}: not a tokens.tsv of this version of agree (it lacks {', '.join(missing)})")
-        t, i, v, m, s, k, x = (header.index(c) for c in ("testset", "item_id", "variant", "model", "sentence",
-                                                         "token_index", "surprisal"))
-        for line, row in enumerate(reader, start=2):
-            try:
-                key = (row[t], row[i], int(row[v]), row[m], row[s])
-                values = out.setdefault(key, [])
-                if int(row[k]) != len(values):
-                    raise ValueError(f"token_index {row[k]} out of order")
-                values.append(float(row[x]))
-            except (ValueError, IndexError) as e:
-                raise AgreeError(f"{path}:{line}: not a tokens.tsv row ({e})") from None
-    return out
 
 
 def describe(runs: Sequence[ScoreDir]) -> list[dict]:
