@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 from agreement.errors import DomainError
 from agreement.scoring.executors import RayExecutor
@@ -38,13 +38,16 @@ MAX_RETRIES = 2
 
 T = TypeVar("T")
 R = TypeVar("R")
+_END = object()  # the end of an iterable of tasks (a task may be any value)
 
 
-def run_tasks(fn: Callable[[T], R], tasks: Sequence[T], *, executor: str = "local", workers: int = 1,
-              address: str | None = None) -> Iterator[tuple[T, R]]:
+def run_tasks(fn: Callable[[T], R], tasks: Sequence[T] | Iterable[T], *, executor: str = "local",
+              workers: int = 1, address: str | None = None) -> Iterator[tuple[T, R]]:
     """``fn(task)`` for every task, ``(task, result)`` yielded as each finishes. Tasks
     are started in the order given (put the longest first). A task's exception ends the
-    run: the tasks not started are cancelled, the running ones finish or are stopped."""
+    run: the tasks not started are cancelled, the running ones finish or are stopped.
+    Locally ``tasks`` is a sequence; on Ray any iterable, read lazily as workers free up
+    (``agree corpus`` hands over a whole dump's ranges)."""
     check_executor(executor, workers, address)
     if executor == "ray":
         yield from _on_ray(fn, tasks, workers, address)
@@ -93,13 +96,16 @@ def _on_ray(fn, tasks, workers: int, address: str | None):
     cluster = RayExecutor(workers=workers, threads=1, address=address)
     cluster.start()
     ray = cluster.ray
-    queue, pending = list(tasks), {}
+    queue, pending = iter(tasks), {}  # read as workers free up: a long iterable is never held whole
     try:
         remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(fn)
-        while queue or pending:
-            while queue and len(pending) < workers:   # a bigger cluster still runs `workers` at once
-                task = queue.pop(0)
+        while True:
+            while len(pending) < workers:   # a bigger cluster still runs `workers` at once
+                if (task := next(queue, _END)) is _END:
+                    break
                 pending[remote.remote(task)] = task
+            if not pending:
+                return
             (ref,), _ = ray.wait(list(pending), num_returns=1)
             task = pending.pop(ref)
             yield task, _ray_value(ray, ref)

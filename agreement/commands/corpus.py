@@ -10,7 +10,7 @@ from agreement.options import LANG, PARALLEL, POSITIVE_INT, PROBABILITY, SIZE, o
     quiet_option, seed_option
 from formats.resources import cpu_count
 from lm.corpus.prepare import corpus_to_dir
-from lm.corpus.ranges import AHEAD, MAX_PAGE_CHARS, local_runner
+from lm.corpus.ranges import MAX_PAGE_CHARS, local_runner
 from lm.corpus.tokenize import lang_warning
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ def corpus(run, inputs, lang, vocab_size, max_unk, clitics, max_tokens, workers,
         raise click.BadParameter(f"{workers}: more processes than this machine's {cpu_count()} CPUs can use "
                                  f"(at most {4 * cpu_count()}); a larger cluster: --executor ray",
                                  param_hint="--workers")
-    runner = local_runner(workers) if executor == "local" else partial(_windows, workers=workers,
+    runner = local_runner(workers) if executor == "local" else partial(_on_ray, workers=workers,
                                                                         address=ray_address)
     result = corpus_to_dir(run, inputs, lang, vocab_size=vocab_size, max_unk=max_unk, clitics=clitics,
                            workers=workers, runner=runner, max_tokens=max_tokens,
@@ -93,16 +93,10 @@ def corpus(run, inputs, lang, vocab_size, max_unk, clitics, max_tokens, workers,
              f"{result.n_tokens['test']} tokens, vocabulary {s['vocab_size']} -> {run.out}")
 
 
-def _windows(fn, tasks, *, workers: int, address: str | None):
-    """Ranges on Ray, a window of tasks at a time (run_tasks takes a list, and a dump
-    read in order must not be held whole: its blocks travel in the tasks)."""
+
+def _on_ray(fn, tasks, *, workers: int, address: str | None):
+    """Ranges as Ray tasks, one cluster for the whole run, read from ``tasks`` as workers
+    free up (a dump read in order must not be held whole: its blocks travel in the tasks)."""
     from agreement.parallel import run_tasks  # lazy: see above
 
-    window = []
-    for task in tasks:
-        window.append(task)
-        if len(window) == 4 * AHEAD * workers:
-            yield from run_tasks(fn, window, executor="ray", workers=workers, address=address)
-            window = []
-    if window:
-        yield from run_tasks(fn, window, executor="ray", workers=workers, address=address)
+    yield from run_tasks(fn, tasks, executor="ray", workers=workers, address=address)
