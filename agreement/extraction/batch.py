@@ -63,7 +63,7 @@ from formats.release_card import DATASHEET_FILE, INDEX_FILE
 from formats.run import PACKAGES, RunContext
 from nonce.budget import check_nonce_size
 from nonce.generate import NonceConfig, NonceResult, make_nonce
-from nonce.frames import frames_for_files
+from nonce.frames import frames_of
 from treebanks.cache import file_sha256
 from treebanks.paradigms import PARADIGMS_FILE
 from treebanks.ud_release import os_reason, unreadable_file
@@ -182,7 +182,8 @@ def mine_language(files: Sequence[Path], config: ExtractConfig, seed: int, n: in
         check_nonce_size(len(result.items), n, out / ITEMS_FILE, out)
     nonce_config = NonceConfig(n=n, lang=config.lang, features=config.features, alternative_mode=config.alt,
                                values=config.values)
-    frames = frames_for_files(files, result.items, file_stem, config.cache_dir, config.workers)
+    frames = frames_of(result.columns, result.items, file_stem)   # the columns extraction read, not read again
+    result = dataclasses.replace(result, columns=None)   # not held through the variants
     return result, make_nonce(result.items, result.paradigms, nonce_config, random.Random(seed), frames=frames)
 
 

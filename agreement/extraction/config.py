@@ -12,6 +12,7 @@ from agreement.errors import AgreeError
 from agreement.extraction.mining import Construction, Key, MiningConfig
 from agreement.extraction.relation_arcs import FEATURES as RELATION_FEATURES, RELATIONS
 from formats.items import Item
+from treebanks.columns import TreebankColumns
 from treebanks.errors import literal
 from treebanks.paradigms import ParadigmTable
 
@@ -114,6 +115,9 @@ class ExtractResult:
     reason: str = ""
     #: lines for people: paradigm conflicts between treebanks, lexicon lines skipped
     notes: tuple[str, ...] = ()
+    #: the treebank columns the items were mined from: a later step that reads the same
+    #: sentences (nonce verb frames) takes them here instead of reading the files again
+    columns: TreebankColumns | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def mode(self) -> str:

@@ -107,7 +107,7 @@ class ConstructionSource:
         result = ExtractResult(items=items, paradigms=table,
                                filters=_filters(miner, constructions, kept, builder, len(items)),
                                sentences=miner.sentences, tokens=miner.tokens, files=tuple(files), report=report,
-                               reading=reading)
+                               reading=reading, columns=tb)
         if not items:
             result = dataclasses.replace(result, reason=_construction_reason(result, config))
         return result

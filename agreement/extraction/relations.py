@@ -134,7 +134,7 @@ class RelationSource:
                              sentences=len(tb), tokens=len(tb.upos), files=tuple(files),
                              report=RelationReport(table, dict(sorted(excluded.items()))), reading=reading,
                              reason="" if items else zero_reason(tb, config, filters, lexicon is not None),
-                             notes=notes)
+                             notes=notes, columns=tb)
 
 
 def _pooled(tb: TreebankColumns, extra: list[Path], lex, config: ExtractConfig) -> PooledParadigms:
