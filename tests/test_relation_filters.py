@@ -75,3 +75,19 @@ def test_a_nominalised_predicate_is_no_subject_predicate_arc(tmp_path):
     r = relation_items(tmp_path, BASIC + [nominal])
     assert r.filters["nominalised"] == 1
     assert not any(it.relation == "subj-pred" and it.tokens[it.target_index] == "migliore" for it in r.items)
+
+
+def test_a_target_lemma_that_agrees_under_90_percent_is_dropped_alone(tmp_path):
+    """A determiner lemma (Romanian's genitive article al, which agrees with the possessed
+    noun) agreeing in 17 of its 20 arcs is dropped, counted as low_agreement_rate; the
+    relation's other determiners, which keep its rate at 95%, stay."""
+    def det(form, lemma, number, noun, noun_number):
+        return [(form, lemma, "DET", f"Gender=Masc|Number={number}|PronType=Art", 2, "det"),
+                (noun, "gatto", "NOUN", f"Gender=Masc|Number={noun_number}", 0, "root")]
+    odd = [det("al", "al", "Sing", "gatto", "Sing")] * 17 + [det("al", "al", "Sing", "gatti", "Plur")] * 3
+    plain = [det("il", "il", "Sing", "gatto", "Sing")] * 20 + [det("i", "il", "Plur", "gatti", "Plur")] * 20
+    r = relation_items(tmp_path, BASIC + odd + plain)
+    counts = _counts(r, "det-noun", "Number")
+    assert counts["low_agreement_rate"] == 17
+    assert not any(it.relation == "det-noun" and it.lemma == "al" for it in r.items)
+    assert any(it.relation == "det-noun" and it.lemma == "il" for it in r.items)

@@ -67,6 +67,10 @@ EXCLUSIONS = ("coordinated", "relative_or_interrogative", "expletive", "fixed", 
               "noncontrolling_case", "several_subjects", "nominalised")
 #: the share of a relation x feature's arcs that must agree for it to give items
 MIN_AGREEMENT = 0.9
+#: a target lemma with at least this many arcs of a relation x feature is held to
+#: :data:`MIN_AGREEMENT` on its own (Romanian's genitive article *al*, a DET attached to the
+#: genitive noun, agrees with the possessed noun: 66% of its arcs agree in Number)
+MIN_LEMMA_ARCS = 20
 #: case markers (lemmas of ``case`` children) whose subject does not control the verb although their
 #: ``Case`` does not say so: the Hindi and Urdu dative को / کو (annotated ``Case=Acc``) and ergative ने / نے
 NONCONTROLLING_MARKERS = frozenset({"को", "ने", "کو", "نے"})
@@ -150,6 +154,7 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
         "det": _has_child(_mask(dep_names, dep, _DET.__contains__), gh),
     }
     nominal = np.isin(tb.upos, [u[p] for p in ("NOUN", "PROPN") if u[p] >= 0])
+    _, lemmas = tb._shared("lemma")
     arcs = _arcs(tb, gh, dep_names, dep, fe, u, is_subj)
     out = ([], [], [], [], [], [])
     for r, (cue, target, pred, several) in arcs.items():
@@ -181,7 +186,7 @@ def find_candidates(tb: TreebankColumns, relations, features, min_distance: int,
         for feature in RELATION_FEATURES[r]:
             if feature in features:
                 _feature_rows(fe, f, r, feature, cue, target, rel, counts[(r, feature)], excluded_values, out,
-                              nominal)
+                              nominal, lemmas)
     cue, target, rel, feat, carried, value = out
     return Candidates(np.concatenate(cue or [np.zeros(0, np.int64)]), np.concatenate(target or [np.zeros(0, np.int64)]),
                       np.concatenate(rel or [np.zeros(0, np.int64)]), [x for part in feat for x in part],
@@ -230,8 +235,20 @@ def _noncontrolling_markers(tb: TreebankColumns, dep_names, dep, fe: _Feats) -> 
     return _mask(dep_names, dep, lambda d: d.split(":")[0] == "case") & (fe.noncontrolling[tb.feats] | marker[lemmas])
 
 
+def _drop_low_agreement_lemmas(same: np.ndarray, lemma: np.ndarray, c: Counter) -> np.ndarray:
+    """``same`` without the arcs of target lemmas (``lemma``: each arc's) that have at least
+    :data:`MIN_LEMMA_ARCS` arcs and agree in under :data:`MIN_AGREEMENT` of them; those
+    agreeing arcs are counted as ``low_agreement_rate``."""
+    ids, inverse, arcs = np.unique(lemma, return_inverse=True, return_counts=True)
+    agreeing = np.bincount(inverse, weights=same, minlength=len(ids))
+    low = (arcs >= MIN_LEMMA_ARCS) & (agreeing < MIN_AGREEMENT * arcs)
+    drop = same & low[inverse]
+    c["low_agreement_rate"] += int(drop.sum())
+    return same & ~drop
+
+
 def _feature_rows(fe: _Feats, f, relation: str, feature: str, cue, target, rel: int, c: Counter,
-                  excluded_values: Counter, out, nominal) -> None:
+                  excluded_values: Counter, out, nominal, lemmas) -> None:
     """The agreeing rows of one relation and feature, the others counted. A noun or
     proper-noun subject without Person is third person (UD puts no Person on nouns)."""
     cv = fe.ids(feature)[f[cue]]
@@ -261,6 +278,8 @@ def _feature_rows(fe: _Feats, f, relation: str, feature: str, cue, target, rel: 
     if len(same) and same.mean() < MIN_AGREEMENT:
         c["low_agreement_rate"] += int(same.sum())
         same = np.zeros(len(same), dtype=bool)
+    else:
+        same = _drop_low_agreement_lemmas(same, lemmas[target], c)
     out[0].append(cue[same])
     out[1].append(target[same])
     out[2].append(np.full(int(same.sum()), rel, dtype=np.int64))
