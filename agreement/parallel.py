@@ -21,11 +21,11 @@ load a model once and score shards): a later step could base those on it.
 from __future__ import annotations
 
 import logging
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 from agreement.errors import DomainError
 from agreement.scoring.executors import RayExecutor
+from formats.processes import in_processes
 from formats.resources import cpu_count
 from lm.errors import FieldError
 
@@ -55,7 +55,7 @@ def run_tasks(fn: Callable[[T], R], tasks: Sequence[T] | Iterable[T], *, executo
         for task in tasks:
             yield task, fn(task)
     else:
-        yield from _in_processes(fn, tasks, min(workers, len(tasks)))
+        yield from in_processes(fn, tasks, min(workers, len(tasks)))
 
 
 #: tasks at once on this machine (processes, or a local Ray cluster's CPUs), per CPU
@@ -76,20 +76,6 @@ def check_executor(executor: str, workers: int, address: str | None = None) -> N
         # of processes on one machine would exhaust its memory long before they were useful
         raise FieldError(f"{{workers}} {workers}: more processes than this machine's {cpu_count()} CPUs "
                          f"can use (at most {here} here); a larger cluster: {{executor}} ray with {{ray_address}}")
-
-
-def _in_processes(fn, tasks, workers: int):
-    pool = ProcessPoolExecutor(max_workers=workers)
-    try:
-        pending = {pool.submit(fn, task): task for task in tasks}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                task = pending.pop(future)
-                yield task, future.result()
-    finally:
-        # an error or ^C (the workers got it too): start nothing more, wait for the rest
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _on_ray(fn, tasks, workers: int, address: str | None):

@@ -23,11 +23,11 @@ import marshal
 import os
 import time
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from formats.processes import in_processes
 from lm.corpus.dumpread import articles, blocks, index_path, read_header, read_streams, stream_ranges
 from lm.corpus.tokenize import get_tokenizer
 from lm.corpus.wikitext import wikitext_to_paragraphs
@@ -183,31 +183,8 @@ def local_runner(workers: int) -> Callable:
             for task in tasks:
                 yield task, fn(task)
             return
-        yield from _pool(fn, tasks, workers)
+        yield from in_processes(fn, tasks, workers, ahead=AHEAD * workers)
     return run
-
-
-def _pool(fn, tasks, workers: int):
-    pool = ProcessPoolExecutor(max_workers=workers)
-    pending: dict = {}
-    tasks = iter(tasks)
-    try:
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) < AHEAD * workers:
-                task = next(tasks, None)
-                if task is None:
-                    exhausted = True
-                    break
-                pending[pool.submit(fn, task)] = task
-            if not pending:
-                return
-            ready, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in ready:
-                task = pending.pop(future)
-                yield task, future.result()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def elapsed_rate(tokens: int, since: float) -> str:
