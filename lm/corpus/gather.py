@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import marshal
-import os
 import shutil
 import time
 from array import array
@@ -24,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import BinaryIO, Callable, Sequence
 
+from formats.files import atomic_write_text
 from treebanks.progress import progress
 from lm.corpus.inputs import text_sentences
 from lm.corpus.ranges import RangeResult, dump_tasks, in_order
@@ -156,6 +156,4 @@ def _claim_work(work: Path, inputs: Sequence[Path], lang: str, clitics: str) -> 
             raise LMError(f"{work}: exists and is not a work directory of agree corpus; move it away")
         shutil.rmtree(work)
     work.mkdir(parents=True)
-    tmp = work / f".job.json.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(job), encoding="utf-8")
-    os.replace(tmp, record)
+    atomic_write_text(record, json.dumps(job))

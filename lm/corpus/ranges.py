@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 import logging
 import marshal
-import os
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from formats.files import atomic_write_bytes
 from formats.processes import in_processes
 from lm.corpus.dumpread import articles, blocks, index_path, read_header, read_streams, stream_ranges
 from lm.corpus.tokenize import get_tokenizer
@@ -99,17 +99,10 @@ def run_range(task: RangeTask) -> RangeResult:
     result = RangeResult(number=task.number, pages=pages, articles=n_articles, pages_too_large=too_large,
                          sentences=len(lines), tokens=n_tokens, marks=marks,
                          compressed=task.end - task.start)
-    _write_atomic(Path(task.out + ".txt"), "".join(line + "\n" for line in lines).encode("utf-8"))
-    _write_atomic(Path(task.out + ".counts"), marshal.dumps(dict(counts)))
-    _write_atomic(Path(task.out + ".json"), json.dumps(asdict(result)).encode("utf-8"))
+    atomic_write_bytes(Path(task.out + ".txt"), "".join(line + "\n" for line in lines).encode("utf-8"))
+    atomic_write_bytes(Path(task.out + ".counts"), marshal.dumps(dict(counts)))
+    atomic_write_bytes(Path(task.out + ".json"), json.dumps(asdict(result)).encode("utf-8"))
     return result
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
 
 
 def dump_tasks(path: Path, lang: str, clitics: str, work: Path, first: int,
