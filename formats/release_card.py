@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from formats.errors import AgreeError
+from formats.errors import AgreeError, names_undecodable
 from formats.release import FIELD_DOCS, PAIRS_FILE, PARQUET_FILE
 from formats.tsv import checked_rows, header_of
 
@@ -104,17 +104,15 @@ def _cell(value) -> str:
     return " ".join(str(value).split())   # a tab or newline in a reason would break the row
 
 
+@names_undecodable   # the CLI's own line would name the release, not the file
 def read_index(path: str | os.PathLike) -> list[dict[str, str]]:
     """``index.tsv`` as one dict per language (column -> text)."""
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-            header = header_of(reader, path)
-            if not header or header[0] != "language":
-                raise AgreeError(f"{path}: not an agree extract-all index.tsv (its first column is not language)")
-            return [dict(row) for row in checked_rows(reader, path)]
-    except UnicodeDecodeError as e:   # named here: the CLI's own line would name the release, not the file
-        raise AgreeError(f"{path}: not valid UTF-8 ({e.reason}); not an agree extract-all index.tsv") from None
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = header_of(reader, path)
+        if not header or header[0] != "language":
+            raise AgreeError(f"{path}: not an agree extract-all index.tsv (its first column is not language)")
+        return [dict(row) for row in checked_rows(reader, path)]
 
 
 # --------------------------------------------------------------------------- the datasheet
