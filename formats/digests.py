@@ -40,9 +40,13 @@ _HEX = re.compile(r"[0-9a-f]{64}")
 _SEEN: dict[tuple, str] = {}
 
 
+def user_cache() -> Path:
+    """agree's directory in the user's cache: ``$XDG_CACHE_HOME/agree``, else ``~/.cache/agree``."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "agree")
+
+
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "agree" / "sha256"
+    return user_cache() / "sha256"
 
 
 def sha256_of(path: str | os.PathLike) -> str:

@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from formats.digests import user_cache
 from lm.errors import LMError, literal
 
 
@@ -54,9 +55,7 @@ PACKAGED = {
 
 def cache_dir() -> Path:
     """Where assembled files are kept (module docstring)."""
-    base = os.environ.get("AGREE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "agree")
-    return Path(base) / "gguf"
+    return Path(os.environ.get("AGREE_CACHE") or user_cache()) / "gguf"
 
 
 def installed(name: str) -> bool:
