@@ -153,6 +153,11 @@ def uncapitalised(form: str, known) -> str:
     return form
 
 
+def _spellings(form: str) -> set[str]:
+    """``form`` and, for a sentence-initial capital, its lower-case start (``Gebe``, ``gebe``)."""
+    return {form, form[:1].lower() + form[1:]}
+
+
 def _classes(upos: str, src: str, dst: str, form: str) -> tuple[tuple, ...]:
     """A prediction's rule classes, most specific first (module docstring)."""
     return (upos, src, dst, form[-2:]), (upos, src, dst, form[-1:]), (upos, src, dst, "")
@@ -310,7 +315,7 @@ class Reinflector:
         each agreement cell of ``lemma`` (or of the lemmas the form is attested with)
         whose generated form is ``form``. A sentence-initial capital is read as the
         model stores forms (``Gebe`` as ``gebe``). Sorted by lemma, then cell."""
-        spellings = {form, form[:1].lower() + form[1:]}
+        spellings = _spellings(form)
         found = [r for f in sorted(spellings) for r in self._by_form.get((f, upos), ())]
         lemmas = sorted({r.lemma for r in found} | ({lemma} if lemma else set()))
         for lem in lemmas:
@@ -318,6 +323,11 @@ class Reinflector:
                 if g.form in spellings:
                     found.append(Reading(form, lem, upos, feats, "generated", g.reliability))
         return sorted(set(found), key=lambda r: (r.lemma, r.feats, ORIGINS.index(r.origin)))
+
+    def attested(self, form: str, upos: str, lemma: str) -> list[Reading]:
+        """The attested and lexicon analyses of ``form`` as ``upos`` with ``lemma`` (those of
+        :meth:`analyses` without the generated cells, which cost a reinflection of the lemma)."""
+        return [r for f in sorted(_spellings(form)) for r in self._by_form.get((f, upos), ()) if r.lemma == lemma]
 
     def _generated_cells(self, lemma: str, upos: str, min_reliability: float) -> dict[str, Generated]:
         key = (lemma, upos, min_reliability)

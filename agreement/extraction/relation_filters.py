@@ -130,9 +130,7 @@ def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
         cue = _cue_values(arc)
         mood = parse_feats(t.feats).get("Mood")
         other_moods = _subordinate(arc.sentence.tokens, arc.target)
-        for r in model.analyses(wrong.form, t.upos, t.lemma):
-            if r.lemma != t.lemma or r.origin == GENERATED:
-                continue
+        for r in model.attested(wrong.form, t.upos, t.lemma):
             f = parse_feats(r.feats)
             if f.get("Mood") != mood and not other_moods:
                 continue
@@ -149,9 +147,7 @@ def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
         if feature == "Gender" and c.upos == "PRON" and mine.get("Person") in ("1", "2"):
             return True
         case = mine.get("Case")
-        for r in model.analyses(c.form, c.upos, c.lemma):
-            if r.lemma != c.lemma or r.origin == GENERATED:
-                continue
+        for r in model.attested(c.form, c.upos, c.lemma):
             f = parse_feats(r.feats)
             if f.get(feature) == wrong.value and (case is None or f.get("Case") == case):
                 return True
