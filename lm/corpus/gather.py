@@ -101,7 +101,7 @@ def gather(inputs: Sequence[Path], tmp: Path, lang: str, stats: dict, *, clitics
             if is_dump(path):
                 first = _read_dump(path, lang, clitics, runner, work, first, any_dump_lang, sink, bar, start)
             else:
-                for tokens in text_sentences(path, lang, stats):
+                for tokens in text_sentences(path):
                     sink.add_line(tokens)
                     if sink.full:
                         break

@@ -15,12 +15,6 @@ from lm.corpus.wikidump import open_binary
 _WIKITEXT_HEADING = re.compile(r"^\s*(?:= )+.*(?: =)+\s*$")
 
 
-def text_sentences(path: Path, lang: str, stats: dict) -> Iterator[list[str]]:
-    """The sentences (lists of words) of a plain tokenised text file."""
-    for words, _ in _text_sentences(path, lang, stats, None, 1):
-        yield words
-
-
 _SNIFF_LINES = 50
 _CONLLU_ID = re.compile(r"\d+(?:[-.]\d+)?$")
 
@@ -33,8 +27,8 @@ def _looks_conllu(line: str) -> bool:
     return len(fields) == 10 and bool(_CONLLU_ID.match(fields[0]))
 
 
-def _text_sentences(path: Path, lang, stats, clitics, workers):
-    """Lines of a plain tokenised text file (compressed or not) as sentences."""
+def text_sentences(path: Path) -> Iterator[list[str]]:
+    """The sentences (lists of words) of a plain tokenised text file (compressed or not)."""
     stream, raw = open_binary(path)
     lineno = 0
     head: list[str] = []
@@ -56,7 +50,7 @@ def _text_sentences(path: Path, lang, stats, clitics, workers):
                     _refuse_own_format(path, head)
             words = text.lstrip("\ufeff").split()
             if words and not _WIKITEXT_HEADING.match(text):
-                yield words, (raw.tell() if lineno % 1000 == 0 else None)
+                yield words
     except (EOFError, OSError) as e:
         raise LMError(f"{path}: truncated or corrupt compressed file after line {lineno} "
                       f"({e or 'unexpected end of data'})") from None
