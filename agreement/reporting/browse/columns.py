@@ -26,7 +26,7 @@ from agreement.reporting.browse.runs import ScoreDir
 from agreement.reporting.humans import HumanIndex
 from agreement.scoring.score import sentence_pair
 from formats.items import Item
-from formats.scored import ScoredTable
+from formats.scored import ScoredTable, condition
 from formats.testsets import TestSet
 from treebanks.features import parse_feats
 
@@ -123,7 +123,7 @@ def _item_columns(keys, row_items: Sequence[Item]) -> tuple[dict[str, np.ndarray
     fields = {"language": [language(it) for it in row_items], "relation": [it.relation for it in row_items],
               "feature": [it.feature or ("Number" if not it.relation else "") for it in row_items],
               "construction": [it.construction for it in row_items],
-              "condition": [_condition(it) for it in row_items], "testset": [k[0] for k in keys]}
+              "condition": [condition(it) for it in row_items], "testset": [k[0] for k in keys]}
     for name, values in fields.items():
         columns[name], dicts[name] = _codes(values)
     columns["attractors"] = np.clip([it.attractors for it in row_items], 0, _CLIP).astype(np.uint8)
@@ -132,12 +132,6 @@ def _item_columns(keys, row_items: Sequence[Item]) -> tuple[dict[str, np.ndarray
     group, _ = _codes([f"{k[0]}\x1f{k[1]}" for k in keys], np.uint32)
     columns["group"] = group.astype(np.uint32)
     return columns, dicts
-
-
-def _condition(item: Item) -> str:
-    if item.perturbation in ("", "original"):
-        return "original" if item.variant == 0 else "nonce"
-    return item.perturbation
 
 
 def language(item: Item) -> str:
