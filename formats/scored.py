@@ -145,6 +145,12 @@ class ScoredTable:
         return dataclasses.replace(self.subset(~self.undecidable),
                                    left_out=self.left_out + int(self.undecidable.sum()))
 
+    def with_scores(self, logp_correct: np.ndarray, logp_wrong: np.ndarray) -> "ScoredTable":
+        """These rows with other scores (float64, one per row), ``correct`` and
+        ``undecidable`` decided from them by the table's rules."""
+        return dataclasses.replace(self, logp_correct=logp_correct, logp_wrong=logp_wrong,
+                                   correct=logp_correct > logp_wrong, undecidable=_ties(logp_correct, logp_wrong))
+
     def models(self) -> list[str]:
         """Model names in order of first appearance."""
         return list(dict.fromkeys(self.model.tolist()))

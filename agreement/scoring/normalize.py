@@ -26,7 +26,6 @@ method compares two forms after one prefix, where lengths are those of the forms
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -117,8 +116,7 @@ def normalize_table(table: ScoredTable, name: str, scorers: Mapping[str, object]
         out = normalized(name, logp, sentences, unigram=unigram,
                          pieces=None if scorer is None else scorer.sentence_pieces)
         lc[rows], lw[rows] = out[:, 0], out[:, 1]
-    ties = (lc == lw) | np.isnan(lc) | np.isnan(lw)
-    return dataclasses.replace(table, logp_correct=lc, logp_wrong=lw, correct=lc > lw, undecidable=ties)
+    return table.with_scores(lc, lw)
 
 
 def apply_normalization(table: ScoredTable, name: str, specs: Sequence, unigram: str | None,
