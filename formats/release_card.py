@@ -41,7 +41,7 @@ from typing import Sequence
 
 from formats.errors import AgreeError, names_undecodable
 from formats.release import FIELD_DOCS, PAIRS_FILE, PARQUET_FILE
-from formats.tsv import checked_rows, header_of
+from formats.tsv import checked_rows, header_of, one_line
 
 INDEX_FILE = "index.tsv"
 DATASHEET_FILE = "README.md"
@@ -96,12 +96,8 @@ def write_index(path: str | os.PathLike, rows: Sequence[IndexRow], cells: Sequen
                       r.nonce_variants, *[r.cells.get(c, 0) for c in cells], r.scored_by_sentence,
                       *[r.counts.get(k, 0) for k in COUNT_COLUMNS], r.license,
                       "yes" if r.noncommercial else "no", r.reason, r.notes]
-            fh.write("\t".join(_cell(v) for v in values) + "\n")
+            fh.write("\t".join(one_line(v) for v in values) + "\n")
     return len(rows)
-
-
-def _cell(value) -> str:
-    return " ".join(str(value).split())   # a tab or newline in a reason would break the row
 
 
 @names_undecodable   # the CLI's own line would name the release, not the file

@@ -5,6 +5,7 @@ than field limit``, a traceback). A real sentence of 5,000 words with its POS ta
 and features stays under a megabyte, so the limit is raised to
 :data:`FIELD_LIMIT`; a field beyond it (a file that is not what it claims, or
 damaged) is an :class:`AgreeError` naming the file and line, never a traceback.
+:func:`one_line` is the writers' side: a value as one field of a row.
 """
 from __future__ import annotations
 
@@ -18,6 +19,12 @@ from formats.errors import AgreeError
 FIELD_LIMIT = 1 << 24
 
 csv.field_size_limit(FIELD_LIMIT)
+
+
+def one_line(value: object) -> str:
+    """``value`` as one field of a tab-separated row: its runs of white space (a tab or
+    newline in a reason or a sentence would break the row) as one space."""
+    return " ".join(str(value).split())
 
 
 def checked_rows(reader: Iterable, path: str | os.PathLike) -> Iterator:

@@ -38,7 +38,7 @@ from formats.files import MANIFEST, as_given, atomic_write_text
 from formats.items import Item
 from formats.release import read_release, release_files
 from formats.spacing import render
-from formats.tsv import checked_rows, header_of
+from formats.tsv import checked_rows, header_of, one_line
 from treebanks.progress import progress
 
 SHEET_FILE = "sheet.tsv"
@@ -178,16 +178,11 @@ def _marked(item: Item, target: str) -> str:
 
 # --------------------------------------------------------------------------- the sheet
 
-def _clean(value: object) -> str:
-    # a tab or newline inside a sentence would shift the columns of the row
-    return " ".join(str(value).split())
-
-
 def write_sheet(rows: Iterable[SheetRow], directory: str | os.PathLike) -> int:
     """``sheet.tsv`` and ``sheet.md`` in ``directory``; returns the rows written."""
     rows = list(rows)
     lines = ["\t".join(SHEET_COLUMNS)]
-    lines += ["\t".join(_clean(getattr(r, c)) for c in SHEET_COLUMNS) for r in rows]
+    lines += ["\t".join(one_line(getattr(r, c)) for c in SHEET_COLUMNS) for r in rows]
     atomic_write_text(Path(directory) / SHEET_FILE, "\n".join(lines) + "\n")
     atomic_write_text(Path(directory) / SHEET_MD, sheet_markdown(rows))
     return len(rows)
