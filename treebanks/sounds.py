@@ -149,6 +149,11 @@ def is_elided(form: str) -> bool:
     return form.endswith(_APOSTROPHES)
 
 
+def has_apostrophe(form: str) -> bool:
+    """Whether ``form`` holds an apostrophe anywhere (*don't*, *l'*)."""
+    return any(a in form for a in _APOSTROPHES)
+
+
 def render_before(form: str, following: str, lang: str | None, *, feats: str = "",
                   space_after: bool = True) -> Written | None:
     """``form`` (an article, determiner, pronoun or preposition; e.g. an item's wrong

@@ -46,7 +46,7 @@ from treebanks.features import format_feats, parse_feats
 from treebanks.paradigms import Analysis
 from treebanks.pooled import PooledParadigms
 from treebanks.reinflect import Reinflector
-from treebanks.sounds import is_elided, render_before
+from treebanks.sounds import has_apostrophe, is_elided, render_before
 
 GENERATED = "generated"
 #: filter names, in the order they are applied (relations.tsv columns)
@@ -55,7 +55,6 @@ FILTER_NAMES = ("spelling_variant", "elision", "other_feature_difference", "sync
 TIES = {"Number": ("Gender", "Animacy")}
 #: agreement features read when the wrong form's analyses are set against the cue
 _AGREEMENT = ("Number", "Person", "Gender")
-_APOSTROPHES = ("'", "\u2019")
 #: clause relations under which another mood of the wrong form can stand
 _SUBORDINATE = frozenset({"ccomp", "advcl", "parataxis", "csubj", "acl", "xcomp"})
 
@@ -102,7 +101,7 @@ def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
     def elision(arc: CandidateArc, wrong: WrongChoice) -> bool:
         tokens = arc.sentence.tokens
         t = tokens[arc.target]
-        if _apostrophe(t.form) != _apostrophe(wrong.form) or is_elided(t.form) != is_elided(wrong.form):
+        if has_apostrophe(t.form) != has_apostrophe(wrong.form) or is_elided(t.form) != is_elided(wrong.form):
             return True
         if arc.target + 1 >= len(tokens):
             return False
@@ -156,10 +155,6 @@ def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
     return [ItemFilter("spelling_variant", spelling), ItemFilter("elision", elision),
             ItemFilter("other_feature_difference", other_feature), ItemFilter("syncretism", syncretism),
             ItemFilter("ambiguous_cue", ambiguous_cue)]
-
-
-def _apostrophe(form: str) -> bool:
-    return any(a in form for a in _APOSTROPHES)
 
 
 def _subordinate(tokens, target: int) -> bool:
