@@ -91,3 +91,23 @@ def test_a_target_lemma_that_agrees_under_90_percent_is_dropped_alone(tmp_path):
     assert counts["low_agreement_rate"] == 17
     assert not any(it.relation == "det-noun" and it.lemma == "al" for it in r.items)
     assert any(it.relation == "det-noun" and it.lemma == "il" for it in r.items)
+
+
+def test_a_wrong_article_that_fuses_with_its_preposition_is_dropped(tmp_path):
+    """French `de la maison` -> `de les maison` is written `des`: dropped as elision, counted."""
+    rows = [[("vue", "vue", "NOUN", "Gender=Fem|Number=Sing", 0, "root"),
+             ("de", "de", "ADP", "_", 4, "case"),
+             ("la", "le", "DET", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art", 4, "det"),
+             ("maison", "maison", "NOUN", "Gender=Fem|Number=Sing", 1, "nmod")],
+            [("les", "le", "DET", "Definite=Def|Gender=Fem|Number=Plur|PronType=Art", 2, "det"),
+             ("maisons", "maison", "NOUN", "Gender=Fem|Number=Plur", 0, "root")]]
+    r = relation_items(tmp_path, BASIC + rows, lang="fr")
+    assert _counts(r, "det-noun", "Number")["elision"] == 1
+    assert any(it.wrong == "la" and it.tokens[it.cue_index] == "maisons" for it in r.items)  # les -> la stays
+    assert not any(it.tokens[it.target_index - 1] == "de" and it.wrong == "les" for it in r.items)
+
+
+def test_contractions_by_language():
+    from treebanks.sounds import contracts
+    assert contracts("de", "les", "fr") and contracts("à", "le", "fr") and not contracts("de", "la", "fr")
+    assert contracts("a", "el", "es") and not contracts("de", "El", "es") and not contracts("de", "les", "en")

@@ -144,6 +144,26 @@ class Written:
     space_after: bool
 
 
+#: a preposition and the articles it fuses with, where the language must write them as
+#: one word (French de + les = des, Spanish a + el = al, Italian di + il = del...)
+_CONTRACTING = {
+    "fr": {"de": {"le", "les"}, "à": {"le", "les"}},
+    "es": {"de": {"el"}, "a": {"el"}},
+    "ca": {"de": {"el", "els"}, "a": {"el", "els"}, "per": {"el", "els"}},
+    "pt": {p: {"o", "a", "os", "as"} for p in ("de", "em", "a", "por")},
+    "gl": {p: {"o", "a", "os", "as"} for p in ("de", "en", "a", "por")},
+    "it": {p: {"il", "lo", "la", "i", "gli", "le", "l'"} for p in ("di", "a", "da", "in", "su")},
+}
+
+
+def contracts(previous: str, form: str, lang: str | None) -> bool:
+    """Whether ``lang`` writes ``previous form`` as one word (French *de les* -> *des*): a
+    pair whose two words are kept apart in a sentence would then be no word of the
+    language. Capitalised articles (Spanish *de El Salvador*) stay apart."""
+    articles = _CONTRACTING.get(base_lang(lang), {}).get(previous.lower())
+    return bool(articles) and form in articles
+
+
 def is_elided(form: str) -> bool:
     """Whether ``form`` ends in an apostrophe (written glued to the next word)."""
     return form.endswith(_APOSTROPHES)

@@ -19,6 +19,8 @@ after ``same_spelling`` and before ``vocab``:
   written as the language writes it before the next word (:func:`treebanks.sounds.render_before`
   gives another form or spacing): the item is dropped rather than glued into a non-word
   (*l'apport* -> *lesapport*); an English *a* / *an* or Italian *il* / *lo* is re-rendered;
+  or the wrong form fuses with the preposition before it (French *de la* -> *de les*, written
+  *des*; Spanish *a la* -> *a el*, written *al*: :func:`treebanks.sounds.contracts`);
 * ``other_feature_difference``: the wrong form's features differ from the target's in
   another feature than the contrasted one, except the features tied to it (:data:`TIES`:
   Gender neutralised in the plural, where one of the two forms has no Gender);
@@ -46,7 +48,7 @@ from treebanks.features import format_feats, parse_feats
 from treebanks.paradigms import Analysis
 from treebanks.pooled import PooledParadigms
 from treebanks.reinflect import Reinflector
-from treebanks.sounds import has_apostrophe, is_elided, render_before
+from treebanks.sounds import contracts, has_apostrophe, is_elided, render_before
 
 GENERATED = "generated"
 #: filter names, in the order they are applied (relations.tsv columns)
@@ -103,6 +105,8 @@ def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
         t = tokens[arc.target]
         if has_apostrophe(t.form) != has_apostrophe(wrong.form) or is_elided(t.form) != is_elided(wrong.form):
             return True
+        if arc.target and contracts(tokens[arc.target - 1].form, wrong.form, lang):
+            return True   # de + les is written des: the bad sentence would hold no word of the language
         if arc.target + 1 >= len(tokens):
             return False
         written = render_before(wrong.form, tokens[arc.target + 1].form, lang, feats=wrong.feats,
