@@ -51,6 +51,7 @@ from typing import Generic, Hashable, TypeVar
 from nonce.vowels import case_class, ending_class, initial_class
 from treebanks.features import parse_feats
 from treebanks.paradigms import Analysis, ParadigmTable
+from treebanks.sounds import is_elided
 
 #: The POS whose words a nonce sentence replaces (method.md section 3).
 CONTENT_POS = ("ADJ", "NOUN", "VERB", "PROPN", "NUM", "ADV")
@@ -279,12 +280,15 @@ class CandidatePool:
 
     def key(self, form: str, upos: str, feats: str) -> Key:
         """The index key a replacement for ``form`` (analysed ``upos``/``feats``) must share:
-        capitalisation, initial class and, for a German or Dutch adjective, its ending
+        capitalisation, elision (an elided word for an elided word), initial class and, for a German or Dutch adjective, its ending
         (:func:`nonce.vowels.ending_class`, after the initial class: ``V|er``)."""
         classes = self._classes.get(form)
         if classes is None:
             initial = initial_class(form, self.options.lang) if self.options.vowel_rule else ""
-            classes = self._classes[form] = (case_class(form), initial)
+            # an elided word (French n', Italian anch') is written glued to the next one:
+            # only another elided word can take its place without gluing a non-word
+            elided = "|elided" if is_elided(form) else ""
+            classes = self._classes[form] = (case_class(form) + elided, initial)
         ending = ending_class(form, upos, self.options.lang)
         if ending:
             return (upos, feats, classes[0], f"{classes[1]}|{ending}")

@@ -219,3 +219,16 @@ class TestSamePrefix:
         item = IT_SLEEPS.replace(scoring="sentence")
         result = make_nonce([item], table, NonceConfig(n=2, lang="xx"), random.Random(1))
         assert [v.perturbation for v in result.items[1:]] == ["nonce", "nonce"] and result.same_prefix == 0
+
+
+def test_an_elided_word_is_replaced_only_by_an_elided_word():
+    """Italian anch' (glued to the next word) never takes espressamente, which would glue
+    espressamenteesse; a full adverb never takes anch'."""
+    from treebanks.paradigms import Analysis
+    table = ParadigmTable({Analysis(f, f.rstrip("'"), "ADV", "_"): 5
+                           for f in ("anch'", "quand'", "espressamente", "solamente")})
+    pool = CandidatePool(table, PoolOptions(lang="it"))
+    elided, full = pool.key("anch'", "ADV", "_"), pool.key("espressamente", "ADV", "_")
+    assert elided != full
+    assert sorted(pool.candidates(elided).values) == ["anch'", "quand'"]
+    assert sorted(pool.candidates(full).values) == ["espressamente", "solamente"]
