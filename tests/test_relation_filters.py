@@ -111,3 +111,15 @@ def test_contractions_by_language():
     from treebanks.sounds import contracts
     assert contracts("de", "les", "fr") and contracts("à", "le", "fr") and not contracts("de", "la", "fr")
     assert contracts("a", "el", "es") and not contracts("de", "El", "es") and not contracts("de", "les", "en")
+
+
+def test_a_wrong_form_after_a_word_elided_for_the_target_is_dropped(tmp_path):
+    """French `C'est` -> `C'sont`: the elided pronoun was written for `est`; dropped as elision."""
+    ce = [("C'", "ce", "PRON", "Number=Sing|Person=3|PronType=Dem", 2, "nsubj"),
+          ("est", "être", "AUX", V3.format(n="Sing"), 0, "root")]
+    plural = [("ils", "il", "PRON", "Number=Plur|Person=3|PronType=Prs", 2, "nsubj"),
+              ("sont", "être", "AUX", V3.format(n="Plur"), 0, "root")]
+    r = relation_items(tmp_path, BASIC + [ce, plural], lang="fr")
+    assert not any(it.tokens[it.cue_index] == "C'" for it in r.items)
+    assert _counts(r)["elision"] >= 1
+    assert any(it.correct == "sont" and it.wrong == "est" for it in r.items)   # ils sont -> ils est stays

@@ -20,7 +20,9 @@ after ``same_spelling`` and before ``vocab``:
   gives another form or spacing): the item is dropped rather than glued into a non-word
   (*l'apport* -> *lesapport*); an English *a* / *an* or Italian *il* / *lo* is re-rendered;
   or the wrong form fuses with the preposition before it (French *de la* -> *de les*, written
-  *des*; Spanish *a la* -> *a el*, written *al*: :func:`treebanks.sounds.contracts`);
+  *des*; Spanish *a la* -> *a el*, written *al*: :func:`treebanks.sounds.contracts`), or the
+  word before it is written for the target and would be written otherwise before the wrong form
+  (French *C'est* -> *C'sont*, *Ce sont* -> *Ce êtes*);
 * ``other_feature_difference``: the wrong form's features differ from the target's in
   another feature than the contrasted one, except the features tied to it (:data:`TIES`:
   Gender neutralised in the plural, where one of the two forms has no Gender);
@@ -105,8 +107,14 @@ def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
         t = tokens[arc.target]
         if has_apostrophe(t.form) != has_apostrophe(wrong.form) or is_elided(t.form) != is_elided(wrong.form):
             return True
-        if arc.target and contracts(tokens[arc.target - 1].form, wrong.form, lang):
-            return True   # de + les is written des: the bad sentence would hold no word of the language
+        if arc.target:
+            before = tokens[arc.target - 1]
+            if contracts(before.form, wrong.form, lang):
+                return True   # de + les is written des: the bad sentence would hold no word of the language
+            # the word before is written for the target (C'est, Ce sont): it must stay so for the wrong form
+            kept = render_before(before.form, wrong.form, lang, space_after=before.space_after)
+            if kept is None or kept.form != before.form or kept.space_after != before.space_after:
+                return True
         if arc.target + 1 >= len(tokens):
             return False
         written = render_before(wrong.form, tokens[arc.target + 1].form, lang, feats=wrong.feats,
