@@ -51,7 +51,7 @@ from typing import Generic, Hashable, TypeVar
 from nonce.vowels import case_class, ending_class, initial_class
 from treebanks.features import parse_feats
 from treebanks.paradigms import Analysis, ParadigmTable
-from treebanks.sounds import is_elided
+from treebanks.sounds import is_elided, is_spelling_variant
 
 #: The POS whose words a nonce sentence replaces (method.md section 3).
 CONTENT_POS = ("ADJ", "NOUN", "VERB", "PROPN", "NUM", "ADV")
@@ -139,6 +139,18 @@ def _choices(weights: dict, group_of, sort_key) -> Choices:
         s, _ = groups.get(g, (i, i))
         groups[g] = (s, i + 1)
     return Choices(tuple(values), tuple(cum), groups)
+
+
+def _main_forms(analyses) -> dict[tuple[str, str], str]:
+    """(lemma, capitalisation) -> the most frequent form of one cell's ``analyses`` (ties:
+    the form that sorts first): a cell's other spellings and forms the annotation does
+    not tell apart (Dutch *kun*, 2sg, beside *kan*) are no target of a nonce pair."""
+    best: dict[tuple[str, str], tuple[int, str]] = {}
+    for a, n in analyses:
+        k = (a.lemma, case_class(a.form))
+        if k not in best or (-n, a.form) < (-best[k][0], best[k][1]):
+            best[k] = (n, a.form)
+    return {k: form for k, (_, form) in best.items()}
 
 
 def _same(form: str) -> str:
@@ -338,9 +350,13 @@ class CandidatePool:
         self._pairs_built.add((upos, feats))
         vocab = self.options.vocab
         by_key: dict[Key, dict[Pair, int]] = defaultdict(lambda: defaultdict(int))
-        for a, n in self._by_analysis.get((upos, feats), ()):
+        analyses = self._by_analysis.get((upos, feats), ())
+        main = _main_forms(analyses)
+        for a, n in analyses:
+            if main[a.lemma, case_class(a.form)] != a.form:
+                continue   # kun beside kan (Alpino gives verbs no Person), muß beside muss: not the cell's form
             alt = self.alternative(a.lemma, upos, feats)
-            if (alt is None or alt.lower() == a.form.lower() or " " in alt
+            if (alt is None or alt.lower() == a.form.lower() or is_spelling_variant(a.form, alt) or " " in alt
                     or case_class(alt) != case_class(a.form)):
                 continue
             if (vocab is not None and alt not in vocab) or not self._contrast_only(alt, a):

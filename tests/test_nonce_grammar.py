@@ -232,3 +232,22 @@ def test_an_elided_word_is_replaced_only_by_an_elided_word():
     assert elided != full
     assert sorted(pool.candidates(elided).values) == ["anch'", "quand'"]
     assert sorted(pool.candidates(full).values) == ["espressamente", "solamente"]
+
+
+def test_a_nonce_pair_takes_its_cells_main_form_and_no_spelling_variant():
+    """German muß (old spelling of 3sg muss) never pairs with muss, and Dutch kun (2sg, which
+    Alpino does not tell from 3sg kan) is no target beside kan."""
+    from treebanks.paradigms import Analysis
+    sg, pl = "Number=Sing|Tense=Pres|VerbForm=Fin", "Number=Plur|Tense=Pres|VerbForm=Fin"
+    table = ParadigmTable({Analysis("kan", "kunnen", "VERB", sg): 40, Analysis("kun", "kunnen", "VERB", sg): 6,
+                           Analysis("kunnen", "kunnen", "VERB", pl): 30,
+                           Analysis("wil", "willen", "VERB", sg): 20, Analysis("willen", "willen", "VERB", pl): 10})
+    pool = CandidatePool(table, PoolOptions(lang="nl", features=("Number",)))
+    pairs = pool.pairs(pool.key("kan", "VERB", sg))
+    assert {p.form for p in pairs.values} == {"kan", "wil"}
+    third = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
+    de = ParadigmTable({Analysis("muß", "müssen", "VERB", third): 9,
+                        Analysis("muss", "müssen", "VERB", third.replace("Person=3", "Person=1")): 4})
+    pool = CandidatePool(de, PoolOptions(lang="de", features=("Person",), values=("1", "2", "3")))
+    assert pool.alternative("müssen", "VERB", third) == "muss"   # the other cell exists...
+    assert pool.pairs(pool.key("muß", "VERB", third)) is None    # ...but only as a spelling of this one
