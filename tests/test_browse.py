@@ -177,3 +177,26 @@ def test_humans_column_and_filter_values(score_runs, tmp_path):
     shares = {(it.item_id, it.variant): h for it, h in zip(make_items(), cols["human"])}
     assert shares[("s0", 0)] == np.float32(0.75) and shares[("s2", 0)] == 0.0
     assert np.isnan([h for k, h in shares.items() if k not in {("s0", 0), ("s2", 0)}]).all()
+
+
+def test_a_folder_named_like_the_testset_that_is_something_else_is_passed_over(score_runs, tmp_path,
+                                                                               monkeypatch):
+    """Run from a checkout, the label `nonce` of a demo's score run is also the `nonce/`
+    package there: browse takes the test set beside the score directory, whose files match."""
+    demo = tmp_path / "demo"
+    shutil.copytree(score_runs["testset"], demo / "nonce")
+    run = demo / "score"
+    shutil.copytree(score_runs["uni"], run)
+    manifest = json.loads((run / "manifest.json").read_text())
+    label = manifest["parameters"]["testsets"][0]
+    manifest["parameters"]["testsets"] = ["nonce"]
+    manifest["inputs"] = [dict(e, path=e["path"].replace(label, "nonce")) for e in manifest["inputs"]]
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    (run / "items.tsv").write_text((run / "items.tsv").read_text().replace(f"\t{label}\t", "\tnonce\t"))
+    here = tmp_path / "checkout"
+    (here / "nonce").mkdir(parents=True)
+    (here / "nonce" / "__init__.py").write_text('"""a Python package, not a test set"""\n')
+    monkeypatch.chdir(here)
+    r = browse(run, "--out", tmp_path / "page", "-q")
+    assert r.exit_code == 0, r.stderr
+    assert (tmp_path / "page" / "index.html").is_file()

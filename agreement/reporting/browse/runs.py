@@ -118,26 +118,37 @@ def check_same_testsets(runs: Sequence[ScoreDir]) -> None:
 
 def locate_testset(run: ScoreDir, label: str, given: Mapping[str, str]) -> Path:
     """Where the test set ``label`` of ``run`` is now: ``given[label]`` (``--testset``),
-    else the label as a path from here, else from the score directory's parent (agree
-    demo's layout); it must hold the files the run read (same sha256)."""
+    else the label as a path from here or from the score directory's parent (agree
+    demo's layout), the first that holds the files the run read (same sha256): a
+    folder of the same name that is something else (the checkout's ``nonce/`` package
+    beside a demo's ``nonce`` test set) is passed over."""
     tries = [Path(given[label])] if label in given else [Path(label), run.path.parent / label]
-    for candidate in tries:
-        if candidate.exists():
+    faults = []
+    for candidate in (c for c in tries if c.exists()):
+        try:
             _check_digests(run, label, candidate)
             return candidate
+        except AgreeError as e:
+            faults.append(str(e))
+    if faults:   # there, but not what the run read: the first place's reason
+        raise AgreeError(faults[0])
     raise AgreeError(f"{literal(run.path)}: its test set {literal(label)} is not here (looked at "
                      f"{literal(', '.join(map(str, tries)))}); say where it is with "
                      f"{{testsets}} {literal(label)}=PATH", fields=True)
 
 
 def _check_digests(run: ScoreDir, label: str, where: Path) -> None:
+    """An :class:`AgreeError` unless ``where`` is a test set holding the files ``run``
+    read as ``label`` with the sha256 its manifest recorded."""
     recorded = dict(run.digests.get(label) or ())
+    files = [f for p in testset_inputs(where) for f in ([p] if p.is_file() else sorted(p.rglob("*")))]
     if not recorded:
         return
-    files = [f for p in testset_inputs(where) for f in ([p] if p.is_file() else sorted(p.rglob("*")))]
-    for f in files:
-        inside = f.relative_to(where).as_posix() if where.is_dir() else ""
-        if f.is_file() and inside in recorded and sha256_of(f) != recorded[inside]:
+    held = {f.relative_to(where).as_posix() if where.is_dir() else "": f for f in files if f.is_file()}
+    if not held.keys() & recorded.keys():
+        raise AgreeError(f"{where}: not the test set {run.path} scored as {label} (none of its files)")
+    for inside, f in held.items():
+        if inside in recorded and sha256_of(f) != recorded[inside]:
             raise AgreeError(f"{f}: changed since {run.path} scored it (sha256 differs from its manifest.json)")
 
 
