@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from formats.files import as_given, atomic_output_dir, rooted
+from formats.files import as_given, atomic_output_dir, check_out, rooted
 from formats.manifest import describe_inputs, write_manifest
 
 #: agree's top-level packages: their loggers are the ones configured (a library
@@ -128,6 +128,13 @@ class RunContext:
                                self.force) as tmp:
             log.debug(f"{self.command}: writing {tmp}, renamed to {self.path(self.out)} when complete")
             yield tmp
+
+    def check_out(self, inputs: Iterable[str | os.PathLike | None] = ()) -> None:
+        """Refuse ``out`` now, before any work, where :meth:`output_dir` would refuse it
+        later (the same ``--out`` policy: :func:`formats.files.check_out`)."""
+        if self.out is None:
+            raise ValueError(f"{self.command}: this run has no output directory")
+        check_out(self.path(self.out), self.command, [self.path(p) for p in inputs], self.force)
 
     def write_manifest(self, directory: str | os.PathLike, inputs: Iterable[str | os.PathLike],
                        parameters: dict[str, Any], **extra: Any) -> dict[str, Any]:

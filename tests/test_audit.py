@@ -135,3 +135,21 @@ def test_read_sheet_refuses_unknown_kind(tmp_path):
     sheet.write_text("\t".join(REQUIRED) + "\nx\tde\tswap\tvalid\n", encoding="utf-8")
     with pytest.raises(AgreeError, match="unknown kind 'swap'"):
         read_sheet(sheet)
+
+
+def test_an_out_holding_my_file_is_refused_before_the_release_is_read(tmp_path):
+    """--out holding a file of the user's: refused first (the release here is not even one),
+    the file kept; --out inside the release: refused."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("my thesis")
+    (tmp_path / "empty").mkdir()
+    r = run_agree("audit", "draw", tmp_path / "empty", "--out", mine)
+    assert r.exit_code == 1 and "holds thesis.tex" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert (mine / "thesis.tex").read_text() == "my thesis"
+
+
+def test_an_out_inside_the_release_is_refused(release, tmp_path):
+    r = run_agree("audit", "draw", release, "--out", release / "sheet")
+    assert r.exit_code == 1 and "lies inside the input" in r.stderr
+    assert not (release / "sheet").exists()

@@ -200,3 +200,15 @@ def test_a_folder_named_like_the_testset_that_is_something_else_is_passed_over(s
     r = browse(run, "--out", tmp_path / "page", "-q")
     assert r.exit_code == 0, r.stderr
     assert (tmp_path / "page" / "index.html").is_file()
+
+
+def test_an_out_holding_my_file_is_refused_before_any_run_is_read(score_runs, tmp_path):
+    """--out holding a file of the user's: refused before the score runs and their test
+    sets are read (a score directory without items.tsv would otherwise be the error)."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("my thesis")
+    (tmp_path / "not-a-run").mkdir()
+    r = browse(tmp_path / "not-a-run", "--out", mine)
+    assert r.exit_code == 1 and "holds thesis.tex" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert (mine / "thesis.tex").read_text() == "my thesis"

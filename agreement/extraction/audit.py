@@ -297,6 +297,7 @@ def draw_to_dir(run, release: str | os.PathLike, n_orig: int, n_nonce: int,
                 languages: Sequence[str] = ()) -> list[SheetRow]:
     """``agree audit draw``: the sheet of ``release`` (seeded by ``run.seed``) written
     to ``run.out`` with its manifest; returns its rows."""
+    run.check_out([release])   # before the release is read: a refused --out costs nothing
     source = run.path(release)
     files = release_files(source)
     with progress(log, desc="audit draw", total=len(files), unit="file") as bar:
@@ -317,6 +318,7 @@ def draw_to_dir(run, release: str | os.PathLike, n_orig: int, n_nonce: int,
 def read_to_dir(run, sheet: str | os.PathLike) -> tuple[list[RateRow], int]:
     """``agree audit read``: the valid-rate table of a judged sheet written to
     ``run.out``; returns the table and the number of rows without a verdict."""
+    run.check_out([sheet])
     rows = read_sheet(run.path(sheet))
     rates = valid_rates(rows)
     unjudged = sum(not r.verdict for r in rows)

@@ -53,6 +53,7 @@ def browse_to_dir(run: RunContext, score_dirs: Sequence[str | os.PathLike], *,
     longer at the path its run recorded; ``humans``: judgments (default: the file the
     first run named, when it is here)."""
     given = {k: str(run.path(v)) for k, v in (testsets or {}).items()}
+    run.check_out([*score_dirs, humans, *given.values()])   # before the runs and test sets are read
     runs = [read_score_dir(run.path(d)) for d in score_dirs]
     check_same_testsets(runs)
     sets = load_items(runs[0], given)
