@@ -100,18 +100,23 @@ def test_same_inputs_give_identical_pages(score_runs, tmp_path):
         assert a == b, f
 
 
+def _copy_labelled(run, to, label):
+    """A copy of the score run ``run`` at ``to`` whose test set is labelled ``label``
+    (as a score run from another directory records it)."""
+    shutil.copytree(run, to)
+    manifest = json.loads((to / "manifest.json").read_text())
+    old = manifest["parameters"]["testsets"][0]
+    manifest["parameters"]["testsets"] = [label]
+    manifest["inputs"] = [dict(e, path=e["path"].replace(old, label)) for e in manifest["inputs"]]
+    (to / "manifest.json").write_text(json.dumps(manifest))
+    (to / "items.tsv").write_text((to / "items.tsv").read_text().replace(f"\t{old}\t", f"\t{label}\t"))
+    return to
+
+
 def test_moved_testset_is_named_with_testset(score_runs, tmp_path):
     """A run whose test set is elsewhere now: found with --testset LABEL=PATH, checked
     against the run's sha256; a changed file is refused."""
-    run = tmp_path / "run"
-    shutil.copytree(score_runs["uni"], run)
-    manifest = json.loads((run / "manifest.json").read_text())
-    label = manifest["parameters"]["testsets"][0]
-    manifest["parameters"]["testsets"] = ["gone/ext"]
-    manifest["inputs"] = [dict(e, path=e["path"].replace(label, "gone/ext")) for e in manifest["inputs"]]
-    (run / "manifest.json").write_text(json.dumps(manifest))
-    rows = (run / "items.tsv").read_text().replace(f"\t{label}\t", "\tgone/ext\t")
-    (run / "items.tsv").write_text(rows)
+    run = _copy_labelled(score_runs["uni"], tmp_path / "run", "gone/ext")
     r = browse(run, "--out", tmp_path / "p1")
     assert r.exit_code == 1 and "its test set gone/ext is not here" in r.stderr and "--testset gone/ext=PATH" in r.stderr
     r = browse(run, "--testset", f"gone/ext={score_runs['testset']}", "--out", tmp_path / "p2", "-q")
@@ -185,14 +190,7 @@ def test_a_folder_named_like_the_testset_that_is_something_else_is_passed_over(s
     package there: browse takes the test set beside the score directory, whose files match."""
     demo = tmp_path / "demo"
     shutil.copytree(score_runs["testset"], demo / "nonce")
-    run = demo / "score"
-    shutil.copytree(score_runs["uni"], run)
-    manifest = json.loads((run / "manifest.json").read_text())
-    label = manifest["parameters"]["testsets"][0]
-    manifest["parameters"]["testsets"] = ["nonce"]
-    manifest["inputs"] = [dict(e, path=e["path"].replace(label, "nonce")) for e in manifest["inputs"]]
-    (run / "manifest.json").write_text(json.dumps(manifest))
-    (run / "items.tsv").write_text((run / "items.tsv").read_text().replace(f"\t{label}\t", "\tnonce\t"))
+    run = _copy_labelled(score_runs["uni"], demo / "score", "nonce")
     here = tmp_path / "checkout"
     (here / "nonce").mkdir(parents=True)
     (here / "nonce" / "__init__.py").write_text('"""a Python package, not a test set"""\n')
