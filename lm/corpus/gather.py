@@ -36,9 +36,11 @@ log = logging.getLogger(__name__)
 class _Sink:
     """The sentences file being written, its offsets and word counts, and the budget."""
 
-    def __init__(self, fh: BinaryIO, max_tokens: int | None, stats: dict):
+    def __init__(self, fh: BinaryIO, max_tokens: int | None, stats: dict, offsets_up_to: int | None):
         self.fh, self.max_tokens, self.stats = fh, max_tokens, stats
-        self.offsets = array("q")
+        # the offsets only an in-memory shuffle reads: dropped past its size (8 bytes a sentence)
+        self.offsets: array | None = array("q")
+        self.offsets_up_to, self.sentences = offsets_up_to, 0
         self.counts: Counter = Counter()
         self.byte_counts: Counter = Counter()  # dump ranges' words, counted undecoded
         self.tokens = 0
@@ -48,7 +50,9 @@ class _Sink:
         return self.max_tokens is not None and self.tokens >= self.max_tokens
 
     def add_line(self, tokens: list[str]) -> None:
-        self.offsets.append(self.fh.tell())
+        if self.offsets is not None:
+            self.offsets.append(self.fh.tell())
+        self._counted(1)
         self.fh.write(" ".join(tokens).encode("utf-8") + b"\n")
         self.counts.update(tokens)
         self.tokens += len(tokens)
@@ -64,7 +68,9 @@ class _Sink:
                 if self.tokens + n_tok >= self.max_tokens:
                     break
         lines = data.split(b"\n")[:n_sent]
-        self.offsets.extend(accumulate((len(line) + 1 for line in lines[:-1]), initial=self.fh.tell()) if lines else ())
+        if self.offsets is not None and lines:
+            self.offsets.extend(accumulate((len(line) + 1 for line in lines[:-1]), initial=self.fh.tell()))
+        self._counted(len(lines))
         kept = b"".join(line + b"\n" for line in lines)
         if n_sent < result.sentences:
             self.byte_counts.update(kept.split())
@@ -79,6 +85,11 @@ class _Sink:
                        ("pages", result.pages), ("pages_too_large", result.pages_too_large)):
             self.stats[key] = self.stats.get(key, 0) + n
 
+    def _counted(self, n: int) -> None:
+        self.sentences += n
+        if self.offsets_up_to is not None and self.sentences > self.offsets_up_to:
+            self.offsets = None
+
     def word_counts(self) -> Counter:
         counts = self.counts
         for word, n in self.byte_counts.items():
@@ -87,13 +98,15 @@ class _Sink:
 
 
 def gather(inputs: Sequence[Path], tmp: Path, lang: str, stats: dict, *, clitics: str, runner: Callable,
-           work: Path, max_tokens: int | None = None, any_dump_lang: bool = False) -> tuple[array, Counter]:
-    """Pass 1 into ``tmp``: (byte offsets of the sentences, word counts)."""
+           work: Path, max_tokens: int | None = None, any_dump_lang: bool = False,
+           offsets_up_to: int | None = None) -> tuple[array | None, Counter]:
+    """Pass 1 into ``tmp``: (byte offsets of the sentences, word counts); the offsets are
+    None when more than ``offsets_up_to`` sentences were read (None: no limit)."""
     _claim_work(work, inputs, lang, clitics)
     sizes = [p.stat().st_size for p in inputs]
     start = time.monotonic()
     with open(tmp, "wb") as fh, progress(log, total=sum(sizes), unit="B", unit_scale=True, desc="corpus") as bar:
-        sink = _Sink(fh, max_tokens, stats)
+        sink = _Sink(fh, max_tokens, stats, offsets_up_to)
         done, first = 0, 0
         for path, size in zip(inputs, sizes):
             if sink.full:
@@ -107,7 +120,7 @@ def gather(inputs: Sequence[Path], tmp: Path, lang: str, stats: dict, *, clitics
                         break
             done += size
             bar.update(done - bar.n)
-    if not sink.offsets:
+    if not sink.sentences:
         raise LMError(f"empty corpus: no sentences in {', '.join(str(p) for p in inputs)}")
     return sink.offsets, sink.word_counts()
 

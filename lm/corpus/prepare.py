@@ -27,7 +27,10 @@ skipped. Inputs are told apart by content (``<?xml``/``<mediawiki``, or ``.xml``
 in the name), compressed or not.
 
 Memory stays flat on large dumps: sentences go to a temporary file in the output
-directory and only their byte offsets (8 bytes each) are held for the shuffle.
+directory. Up to :data:`lm.corpus.shuffle.IN_MEMORY_SENTENCES` sentences, only their byte
+offsets and numbers (16 bytes each) are held for the shuffle; past it the shuffle is an
+external sort of seeded keys (:mod:`lm.corpus.shuffle`) whose memory does not grow with
+the corpus. Held in memory whatever the size: the word counts (one entry a distinct word).
 """
 from __future__ import annotations
 
@@ -47,6 +50,7 @@ from typing import Callable, Iterator, Sequence
 
 from formats.run import RunContext
 from formats.vocab import EOS, UNK, read_vocab  # noqa: F401  (EOS, UNK handed on)
+from lm.corpus import shuffle
 from lm.corpus.checks import check_trainable_splits, split_tokens
 from lm.corpus.gather import gather
 from lm.corpus.ranges import local_runner
@@ -117,23 +121,24 @@ def prepare_corpus(inputs: Sequence[Path], out_dir: Path, lang: str, *, vocab_si
     stats = {"pages": 0, "articles": 0, "sentences_read": 0, "tokens_read": 0}
     try:
         offsets, counts = gather(inputs, tmp, lang, stats, clitics=clitics, work=work, max_tokens=max_tokens,
-                                 runner=runner or local_runner(workers), any_dump_lang=any_dump_lang)
+                                 runner=runner or local_runner(workers), any_dump_lang=any_dump_lang,
+                                 offsets_up_to=shuffle.IN_MEMORY_SENTENCES)
         if own_work:
             shutil.rmtree(work)
-        offsets.append(tmp.stat().st_size)  # the end of the last sentence
         known = set(_most_frequent(counts, vocab_size))
         # every word known (a vocabulary as large as the corpus's): the filter keeps all
-        kept = _filter_unknown(tmp, offsets, known, 1.0 if len(known) == len(counts) else max_unk)
-        stats["sentences_dropped_unk"] = len(offsets) - 1 - len(kept)
-        del known
-        if len(kept) < 3:
-            raise LMError(
-                f"too few sentences: {len(kept)} of {stats['sentences_read']} in {_names(inputs)} "
-                f"have at most {100 * max_unk:g}% unknown words; need at least 3 "
-                "(one each for train, valid and test)")
-        # nothing dropped: the training words are all words less the held-out ones
-        train_counts, n_tokens = _split(tmp, offsets, kept, out_dir, seed, stats,
-                                        counts if len(kept) == len(offsets) - 1 else None)
+        unk = 1.0 if len(known) == len(counts) else max_unk
+        if offsets is None:  # past the in-memory shuffle's size
+            train_counts, n_tokens = _external(tmp, known, unk, out_dir, seed, stats, counts, inputs, max_unk)
+        else:
+            offsets.append(tmp.stat().st_size)  # the end of the last sentence
+            kept = _filter_unknown(tmp, offsets, known, unk)
+            stats["sentences_dropped_unk"] = len(offsets) - 1 - len(kept)
+            del known
+            _check_kept(len(kept), stats, inputs, max_unk)
+            # nothing dropped: the training words are all words less the held-out ones
+            train_counts, n_tokens = _split(tmp, offsets, kept, out_dir, seed, stats,
+                                            counts if len(kept) == len(offsets) - 1 else None)
         del counts
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -192,6 +197,25 @@ def _check_inputs(inputs: Sequence[str | os.PathLike], vocab_size: int, max_unk:
         if p.is_dir():
             raise LMError(f"{p}: is a directory, not a dump or text file")
     return inputs
+
+
+def _check_kept(kept: int, stats: dict, inputs: Sequence[Path], max_unk: float) -> None:
+    if kept < 3:
+        raise LMError(
+            f"too few sentences: {kept} of {stats['sentences_read']} in {_names(inputs)} "
+            f"have at most {100 * max_unk:g}% unknown words; need at least 3 "
+            "(one each for train, valid and test)")
+
+
+def _external(tmp: Path, known: set, unk: float, out_dir: Path, seed: int, stats: dict, counts: Counter,
+              inputs: Sequence[Path], max_unk: float) -> tuple[Counter, dict]:
+    """Filter, shuffle and split with :mod:`lm.corpus.shuffle` (sorted runs merged), in a
+    memory that does not grow with the corpus; (train word counts, tokens per split)."""
+    with shuffle.spill_dir(out_dir) as where:
+        runs = shuffle.spill_runs(tmp, known, unk, seed, where, counts)
+        stats["sentences_dropped_unk"] = stats["sentences_read"] - runs.kept
+        _check_kept(runs.kept, stats, inputs, max_unk)
+        return shuffle.write_splits(runs, out_dir, where, counts, stats)
 
 
 def _filter_unknown(tmp: Path, offsets: array, known: set, max_unk: float) -> array:
@@ -261,6 +285,8 @@ def _split(tmp: Path, offsets: array, kept: array, out_dir: Path, seed: int, sta
 _NUMBER = "I"
 #: sentences read and written at once by _split
 _BATCH = 20_000
+#: bytes of a split read at once for its checksum
+_HASH_BLOCK = 1 << 20
 
 
 def _write_vocab(out_dir: Path, train_counts: Counter, n_tokens: dict, vocab_size: int, stats: dict) -> None:
@@ -338,7 +364,7 @@ def _corpus(directory: Path, lang: str, n_tokens: dict, stats: dict) -> Corpus:
     h = hashlib.sha256()
     for name in _FILES:
         with open(directory / name, "rb") as fh:
-            while block := fh.read(1 << 20):
+            while block := fh.read(_HASH_BLOCK):
                 h.update(block)
     return Corpus(directory=directory, lang=lang, train=directory / "train.txt",
                   valid=directory / "valid.txt", test=directory / "test.txt",
