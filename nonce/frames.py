@@ -1,23 +1,41 @@
-"""Verb frames: which complements a verb takes, so a nonce verb keeps the sentence's.
+"""What a replaced word must fit in its sentence: its frame, the words that agree with
+it, a clitic that harmonises with it.
 
-A nonce variant replaces a verb by a random verb with the same features. If the
-new verb is transitive where the old one was not, a noun before it can read as
-its object and the wrong form stops being wrong (Greek *Εάν αυτό περιέχει* ->
-*περιέχουν* "if they contain this"; Turkish *işlem yaptı* -> *yaptın* "you did an
-operation"). So a verb is replaced only by a verb whose usual frame is the frame
-the replaced verb has in its sentence.
+A nonce variant replaces a content word by a random word with the same POS and
+features. Three things the features do not show can still break the sentence:
 
-A **frame** is the set of core complement relations among a word's dependents:
-``obj``, ``iobj``, ``ccomp``, ``xcomp`` (subtypes such as ``obj:agent`` count as
-their base), written as a bit mask (:data:`FRAME_BITS`). A verb lemma's **usual
-frame** is its most frequent frame over the treebanks' VERB tokens (ties: the
-smaller mask, so fewer complements). :func:`frames_of` reads both from a
-treebank's columns: the lemmas' usual frames and each relation item's frames, one
-per token of its sentence.
+- **The frame.** A verb swapped for one that takes another complement or another
+  marker: Italian *comincia a studiare* -> *vuole a studiare*; a verb transitive where
+  the old one was not lets a noun before it read as its object, and the wrong form
+  stops being wrong (Greek *Εάν αυτό περιέχει* -> *περιέχουν*; Turkish *işlem yaptı* ->
+  *yaptın*); an intransitive verb's participle in a passive (*è stato arrivato*). A
+  word's **frame** in its sentence (:func:`signature`) is the set of its dependents'
+  relations among :data:`FRAME_RELS`, each with the marker its dependent carries (the
+  lemma of that dependent's ``case`` or ``mark`` child: ``xcomp:a``, ``iobj:σε``,
+  ``ccomp:che``; a particle's own lemma, ``compound:prt:an``), and ``pass`` when it has
+  a passive dependent (``aux:pass``, ``nsubj:pass``...). A verb lemma **fits** a frame
+  when the frame is its most frequent one among its tokens of the same verb form
+  and voice (:func:`verb_class`), or, for a frame with at least one dependent, at
+  least :data:`MIN_SHARE` of them: a frame without complements must be the lemma's
+  usual one, so a mostly transitive verb never comes in where nothing follows.
+- **Agreement the annotation leaves out.** A word whose own features lack Gender or
+  Number takes them from the words that agree with it (:func:`agreeing`): its
+  determiners, adjectives, participles and numerals, the relative pronouns of its
+  relative clauses, its head noun for an adjective, its subject for a predicate.
+  Spanish *persona* annotated ``Number=Sing`` only must stay feminine before *electa*;
+  German *Senat, welcher* never becomes *Gericht, welcher*; Italian *le grandi* never
+  *le shakespeariani*. The need is a tuple of (feature, value); when those words
+  disagree the word keeps its form (:data:`CONFLICT`).
+- **Harmony.** A word followed by a clitic or a suffix written apart that harmonises
+  with it (Turkish *de/da*, *mi/mı/mu/mü*, *'ta*: :func:`treebanks.sounds.harmonises`)
+  is replaced only by a word of the same harmony class (*Kıbrıs'ta da*, never
+  *Kıbrıs'ta de*).
+
+:func:`frames_of` reads all three from the treebank columns the items were mined from.
 """
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -27,74 +45,183 @@ from formats.items import Item
 from nonce.pool import CandidatePool, Choices, Key, Pair, subset
 from treebanks.cache import load_columns
 from treebanks.columns import TreebankColumns
+from treebanks.features import parse_feats
+from treebanks.sounds import harmonises
 
-#: complement relation -> its bit in a frame mask
-FRAME_BITS = {"obj": 1, "iobj": 2, "ccomp": 4, "xcomp": 8}
+#: dependent relations that make a frame (subtypes count as themselves: ``expl:pv``)
+FRAME_RELS = ("obj", "iobj", "ccomp", "xcomp", "csubj", "expl", "obl:arg", "compound:prt")
+#: relations whose dependent's marker (its case or mark child) is part of the frame entry
+MARKED = ("obj", "iobj", "ccomp", "xcomp", "csubj", "obl:arg")
+#: dependents that make a verb passive
+PASSIVE_RELS = ("aux:pass", "nsubj:pass", "csubj:pass", "expl:pass", "obl:agent")
 #: the POS whose replacements must keep the frame
 FRAME_POS = ("VERB",)
+#: the least share of a verb class's tokens with a frame for the lemma to fit it
+MIN_SHARE = 0.2
+#: relations by which a dependent agrees with its head (the head noun's features)
+AGREEING_DEPS = ("det", "amod", "acl", "nummod")
+#: the features a word takes from the words that agree with it when its own lack them
+NEED_FEATURES = ("Case", "Gender", "Number")
+#: a word whose agreeing words disagree: it keeps its form
+CONFLICT = (("", ""),)
+
+
+def _verb_form(feats: str) -> str:
+    """The VerbForm of a FEATS string (``Inf``, ``Ger``...; ``""``: none): a complement
+    clause's form is part of the frame (Spanish *sigue pasando*, *quiere pasar*)."""
+    i = feats.find("VerbForm=")
+    return feats[i + 9:].split("|")[0] if i >= 0 else ""
+
+
+def verb_class(feats: str) -> str:
+    """``VerbForm|Voice`` of a FEATS string (``Part|Pass``; ``|`` for neither)."""
+    f = parse_feats(feats) if feats and feats != "_" else {}
+    return f"{f.get('VerbForm', '')}|{f.get('Voice', '')}"
+
+
+@dataclass(frozen=True)
+class Context:
+    """One sentence's constraints, per token: ``sigs`` its frame (:func:`signature`),
+    ``needs`` the (feature, value) pairs its agreeing words impose where its own
+    features lack them, ``harmony`` whether the next word harmonises with it."""
+    sigs: tuple[str, ...]
+    needs: tuple[tuple, ...]
+    harmony: tuple[bool, ...]
 
 
 @dataclass(frozen=True)
 class Frames:
-    """usual  (lemma, upos) -> the lemma's usual frame mask
-    items  item id -> the frame mask of each token of its sentence"""
-    usual: dict[tuple[str, str], int] = field(default_factory=dict)
-    items: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """counts   (lemma, upos, verb class) -> {frame: tokens}
+    items    item id -> its sentence's :class:`Context`"""
+    counts: dict[tuple[str, str, str], dict[str, int]] = field(default_factory=dict)
+    items: dict[str, Context] = field(default_factory=dict)
 
-    def of_item(self, item: Item) -> tuple[int, ...] | None:
-        """The frames of ``item``'s tokens, or None when unknown (another sentence
+    def of_item(self, item: Item) -> Context | None:
+        """The context of ``item``'s tokens, or None when unknown (another sentence
         length: the item does not come from these columns)."""
-        frames = self.items.get(item.item_id)
-        return frames if frames is not None and len(frames) == len(item.tokens) else None
+        ctx = self.items.get(item.item_id)
+        return ctx if ctx is not None and len(ctx.sigs) == len(item.tokens) else None
+
+    def fits(self, lemma: str | None, upos: str, vclass: str, sig: str, usual_only: bool = False) -> bool:
+        """Whether ``lemma`` takes frame ``sig`` (the module doc's rule; ``usual_only``:
+        only as its most frequent frame, the rule for a target, whose frame decides
+        whether the cue can read as its object)."""
+        got = self.counts.get((lemma, upos, vclass))
+        if not got or not got.get(sig):
+            return False
+        usual = max(got.items(), key=lambda kv: (kv[1], -len(kv[0]), kv[0]))[0]
+        return sig == usual or (not usual_only and sig != "" and got[sig] >= MIN_SHARE * sum(got.values()))
 
 
-def frame_name(mask: int) -> str:
-    """``5`` -> ``obj+ccomp``; ``0`` -> ``none``."""
-    return "+".join(r for r, b in FRAME_BITS.items() if mask & b) or "none"
+class _Words:
+    """A treebank's words as global arrays (lemmas and forms as strings)."""
+
+    def __init__(self, tb: TreebankColumns):
+        names, rel = tb.deprels()
+        self.rel = np.array(names, dtype=object)[rel] if names else np.array([], dtype=object)
+        self.lemma = np.concatenate([np.array(f.tables[1], dtype=object)[f.arrays["lemma"]] for f in tb.files])
+        self.form = np.concatenate([np.array(f.tables[0], dtype=object)[f.arrays["form"]] for f in tb.files])
+        self.upos = np.array(tb.upos_names, dtype=object)[tb.upos]
+        self.feats = np.array(tb.feats_names, dtype=object)[tb.feats]
+        sent = np.repeat(np.arange(len(tb.starts) - 1), np.diff(tb.starts))
+        self.head = np.where(tb.heads >= 0, tb.starts[sent] + tb.heads, -1)
+        self.children: dict[int, list[int]] = defaultdict(list)
+        for w, h in enumerate(self.head.tolist()):
+            if h >= 0:
+                self.children[h].append(w)
+        self.sig = self._signatures()
+
+    def marker(self, w: int) -> str:
+        """The lemma of ``w``'s first ``case`` or ``mark`` child (lower case), or ``""``."""
+        for c in self.children.get(w, ()):
+            if self.rel[c].split(":")[0] in ("case", "mark"):
+                return str(self.lemma[c]).lower()
+        return ""
+
+    def _signatures(self) -> dict[int, str]:
+        entries: dict[int, set] = defaultdict(set)
+        for w, h in enumerate(self.head.tolist()):
+            r = self.rel[w]
+            if h < 0:
+                continue
+            if r in PASSIVE_RELS:
+                entries[h].add("pass")
+            base = r if r in FRAME_RELS else r.split(":")[0]
+            if base not in FRAME_RELS and not r.startswith("expl"):
+                continue
+            if r.startswith("expl"):
+                entries[h].add(r)
+            elif base == "compound:prt":
+                entries[h].add(f"{base}:{str(self.lemma[w]).lower()}")
+            else:
+                m = self.marker(w) if base in MARKED else ""
+                vf = _verb_form(self.feats[w]) if base in ("xcomp", "ccomp", "csubj") else ""
+                entries[h].add(":".join(p for p in (base, m, vf) if p))
+        return {h: "+".join(sorted(e)) for h, e in entries.items()}
 
 
-def _word_frames(tb: TreebankColumns) -> np.ndarray:
-    """Each word's frame mask (the complement relations of its dependents)."""
-    names, rel = tb.deprels()
-    bit_of = np.array([FRAME_BITS.get(n.split(":")[0], 0) for n in names] or [0], dtype=np.int64)
-    bits = bit_of[rel]
-    n_words = len(tb.heads)
-    sent = np.repeat(np.arange(len(tb.starts) - 1), np.diff(tb.starts))
-    heads = tb.heads
-    has = (heads >= 0) & (bits > 0)
-    frames = np.zeros(n_words, dtype=np.int64)
-    np.bitwise_or.at(frames, tb.starts[sent[has]] + heads[has], bits[has])
-    return frames
+def signature(words: _Words, w: int) -> str:
+    """Word ``w``'s frame in its sentence (module doc); ``""``: no such dependent."""
+    return words.sig.get(w, "")
 
 
-def _usual(tb: TreebankColumns, frames: np.ndarray, pos: Iterable[str]) -> dict[tuple[str, str], int]:
-    counts: Counter = Counter()
-    word0 = 0
-    wanted = {tb.upos_names.index(p): p for p in pos if p in tb.upos_names}
-    for f in tb.files:
-        hi = word0 + int(f.arrays["starts"][-1])
-        lemmas, upos = f.arrays["lemma"], tb.upos[word0:hi]
-        for uid, name in wanted.items():
-            sel = upos == uid
-            pairs, n = np.unique(np.stack([lemmas[sel].astype(np.int64), frames[word0:hi][sel]]), axis=1,
-                                 return_counts=True)
-            table = f.tables[1]
-            for (lid, mask), k in zip(pairs.T.tolist(), n.tolist()):
-                counts[table[lid], name, mask] += k
-        word0 = hi
-    best: dict[tuple[str, str], tuple[int, int]] = {}
-    for (lemma, upos_name, mask), k in counts.items():
-        old = best.get((lemma, upos_name))
-        if old is None or (k, -mask) > (old[1], -old[0]):
-            best[lemma, upos_name] = (mask, k)
-    return {key: mask for key, (mask, _) in best.items()}
+def agreeing(words: _Words, w: int) -> list[int]:
+    """The words that agree with word ``w`` (module doc)."""
+    out = []
+    head, r = int(words.head[w]), words.rel[w].split(":")[0]
+    for c in words.children.get(w, ()):
+        rc = words.rel[c]
+        base = rc.split(":")[0]
+        if base in AGREEING_DEPS and (base != "acl" or words.upos[c] == "ADJ" or "VerbForm=Part" in words.feats[c]):
+            out.append(c)
+        elif rc == "acl:relcl":   # the relative pronouns of its relative clause
+            out.extend(g for g in words.children.get(c, ()) if "PronType=Rel" in words.feats[g])
+        elif base == "nsubj" and words.upos[w] in ("ADJ", "VERB"):
+            out.append(c)         # a predicate agrees with its subject
+    if head >= 0 and (r in ("amod", "acl") or (r == "nsubj" and words.upos[head] in ("ADJ",))):
+        out.append(head)
+    return out
 
 
-def frames_of(tb: TreebankColumns, items: Iterable[Item], stem_of, pos: Iterable[str] = FRAME_POS) -> Frames:
-    """The usual frames of ``tb``'s lemmas of ``pos`` and the token frames of the
+def _needs(words: _Words, w: int) -> tuple:
+    own = parse_feats(words.feats[w]) if words.feats[w] != "_" else {}
+    missing = [f for f in NEED_FEATURES if f not in own]
+    if not missing or words.upos[w] not in ("NOUN", "PROPN", "ADJ"):
+        return ()
+    need: dict[str, str] = {}
+    for a in agreeing(words, w):
+        theirs = parse_feats(words.feats[a]) if words.feats[a] != "_" else {}
+        for f in missing:
+            v = theirs.get(f, "")
+            if not v or "," in v:
+                continue
+            if need.setdefault(f, v) != v:
+                return CONFLICT
+    return tuple(sorted(need.items()))
+
+
+def _context(words: _Words, lo: int, hi: int, lang: str | None) -> Context:
+    sigs = tuple(words.sig.get(w, "") for w in range(lo, hi))
+    needs = tuple(_needs(words, w) for w in range(lo, hi))
+    harmony = tuple(w + 1 < hi and harmonises(str(words.form[w + 1]), lang, str(words.lemma[w + 1]))
+                    for w in range(lo, hi))
+    return Context(sigs, needs, harmony)
+
+
+def _counts(words: _Words, pos: Iterable[str]) -> dict:
+    counts: dict = defaultdict(Counter)
+    wanted = set(pos)
+    for w in np.flatnonzero(np.isin(words.upos, list(wanted))).tolist():
+        counts[words.lemma[w], words.upos[w], verb_class(words.feats[w])][words.sig.get(w, "")] += 1
+    return {k: dict(v) for k, v in counts.items()}
+
+
+def frames_of(tb: TreebankColumns, items: Iterable[Item], stem_of, pos: Iterable[str] = FRAME_POS,
+              lang: str | None = None) -> Frames:
+    """The frame counts of ``tb``'s lemmas of ``pos`` and the :class:`Context` of the
     relation items among ``items`` (ids ``<stem>:<sent_id>:<cue>-<target>:<feature>``;
     ``stem_of``: a treebank file path -> the stem its items' ids start with)."""
-    frames = _word_frames(tb)
+    words = _Words(tb)
     sentence_of: dict[str, int] = {}
     k0 = 0
     for f in tb.files:
@@ -102,22 +229,24 @@ def frames_of(tb: TreebankColumns, items: Iterable[Item], stem_of, pos: Iterable
         for j, sid in enumerate(f.sent_ids):
             sentence_of[f"{stem}:{sid}"] = k0 + j
         k0 += len(f)
-    by_item = {}
+    by_item, by_sentence = {}, {}
     for it in items:
         k = sentence_of.get(it.item_id.rsplit(":", 2)[0]) if it.relation else None
         if k is not None:
-            by_item[it.item_id] = tuple(frames[tb.starts[k]:tb.starts[k + 1]].tolist())
-    return Frames(_usual(tb, frames, pos), by_item)
+            if k not in by_sentence:
+                by_sentence[k] = _context(words, int(tb.starts[k]), int(tb.starts[k + 1]), lang)
+            by_item[it.item_id] = by_sentence[k]
+    return Frames(_counts(words, pos), by_item)
 
 
 class FrameFilter:
-    """A verb's candidates (forms, or target pairs) narrowed to lemmas whose usual
-    frame is the replaced verb's frame in its sentence; made once per index key and
-    frame. ``pool``: the :class:`nonce.pool.CandidatePool` the candidates come from."""
+    """A verb's candidates (forms, or target pairs) narrowed to lemmas that fit the
+    replaced verb's frame in its sentence (the caller keeps what it narrows:
+    :func:`nonce.fit.fitting`). ``pool``: the :class:`nonce.pool.CandidatePool` the
+    candidates come from."""
 
     def __init__(self, frames: Frames, pool: CandidatePool):
         self.frames, self.pool = frames, pool
-        self._cache: dict = {}
 
     def _lemma(self, form: str, upos: str, feats: str) -> str | None:
         for a, _ in self.pool.table.analyses(form):
@@ -125,27 +254,21 @@ class FrameFilter:
                 return a.lemma
         return None
 
-    def words(self, cands: Choices[str], key: Key, mask: int) -> Choices[str] | None:
-        """``cands`` (the forms of ``key``) whose lemma's usual frame is ``mask``."""
-        ck = ("w", key, mask)
-        if ck not in self._cache:
-            upos, feats = key[0], key[1]
-            usual = self.frames.usual
-            self._cache[ck] = subset(cands, lambda f: usual.get((self._lemma(f, upos, feats), upos)) == mask,
-                                     lambda f: f)
-        return self._cache[ck]
+    def words(self, cands: Choices[str], key: Key, sig: str) -> Choices[str] | None:
+        """``cands`` (the forms of ``key``) whose lemma fits frame ``sig``."""
+        upos, feats = key[0], key[1]
+        vc, fits = verb_class(feats), self.frames.fits
+        return subset(cands, lambda f: fits(self._lemma(f, upos, feats), upos, vc, sig), lambda f: f)
 
-    def pairs(self, pairs: Choices[Pair], key: Key, contrast: tuple, mask: int) -> Choices[Pair] | None:
-        """Target ``pairs`` (of ``key``, for ``contrast``) whose lemma's usual frame is ``mask``."""
-        ck = ("p", key, contrast, mask)
-        if ck not in self._cache:
-            usual, upos = self.frames.usual, key[0]
-            self._cache[ck] = subset(pairs, lambda p: usual.get((p.lemma, upos)) == mask, lambda p: p.lemma)
-        return self._cache[ck]
+    def pairs(self, pairs: Choices[Pair], key: Key, sig: str) -> Choices[Pair] | None:
+        """Target ``pairs`` (of ``key``) whose lemma takes frame ``sig`` as its usual one."""
+        upos, vc, fits = key[0], verb_class(key[1]), self.frames.fits
+        return subset(pairs, lambda p: fits(p.lemma, upos, vc, sig, True), lambda p: p.lemma)
 
 
-def frames_for_files(files, items: Iterable[Item], stem_of, cache_dir=None, workers: int | None = None) -> Frames:
+def frames_for_files(files, items: Iterable[Item], stem_of, cache_dir=None, workers: int | None = None,
+                     lang: str | None = None) -> Frames:
     """:func:`frames_of` the treebank ``files`` (read through the parse cache at
     ``cache_dir``, as the extraction read them)."""
     tb, _ = load_columns(list(files), cache_dir=cache_dir, workers=workers)
-    return frames_of(tb, items, stem_of)
+    return frames_of(tb, items, stem_of, lang=lang)

@@ -38,11 +38,11 @@ and the meaning goes.
   counted in ``targets_own_pair``: a language often has one copula or one article,
   and its content words still change.
 
-- **Verb frames** (``frames``, :mod:`nonce.frames`): a verb of an item whose sentence
-  is known is replaced only by verbs whose usual frame is its frame there, so a noun
-  cannot turn into the new verb's object; a verb target with no pair of its frame
-  gets no variants (``targets_no_frame``, also in ``targets_no_pair``), a verb
-  position with no candidate of its frame keeps its word (``positions_no_frame``).
+- **Fitting the sentence** (``frames``, :mod:`nonce.frames`, :mod:`nonce.fit`): for an
+  item whose sentence is known, each replacement fits its frame, the features of the
+  words agreeing with it and the harmony of a clitic after it; a word nothing fits keeps
+  its form, a target nothing fits (and an auxiliary, a German article before an
+  adjective) keeps its own pair; each counted in the manifest's ``frames``.
 - **A noun without Gender** after a word with one (Spanish *la base* annotated
   ``Number=Sing``) is replaced only by a noun with that gender or none
   (:meth:`CandidatePool.gender_fits`; never *la cabo*); with none it keeps its word
@@ -78,7 +78,8 @@ from formats.errors import AgreeError
 from formats.items import Item
 from formats.vocab import vocab_path, vocab_words
 from nonce.errors import NonceError
-from nonce.frames import FRAME_POS, FrameFilter, Frames
+from nonce.fit import fitting, target_pairs
+from nonce.frames import Context, FrameFilter, Frames
 from treebanks.errors import literal
 from nonce.pool import CONTENT_POS, GENDER_POS, CandidatePool, Pair, PoolOptions
 from treebanks.features import parse_feats
@@ -155,8 +156,11 @@ class NonceResult:
     targets                targets per POS, once per original item
     targets_no_pair        those with no replacement pair (item kept as original only)
     positions_no_frame     verb positions that kept their word: no candidate with their frame
+                           (and positions_no_agreement, _no_harmony, _no_main_form, cues_ambiguous:
+                           :mod:`nonce.fit`)
     positions_no_gender    nouns without Gender that kept their word: no candidate fits the word before
-    targets_no_frame       verb targets with pairs, none with their frame (counted in targets_no_pair too)
+    targets_no_frame       verb targets with pairs, none with their frame: they keep their own pair
+                           (and targets_no_harmony, targets_before_adjective, targets_syncretic)
     same_prefix            variants flagged SAME_PREFIX (not in ``variants``)
     """
     items: tuple[Item, ...]
@@ -174,6 +178,13 @@ class NonceResult:
     positions_no_frame: int = 0
     targets_no_frame: int = 0
     positions_no_gender: int = 0
+    positions_no_agreement: int = 0
+    positions_no_harmony: int = 0
+    positions_no_main_form: int = 0
+    cues_ambiguous: int = 0
+    targets_no_harmony: int = 0
+    targets_before_adjective: int = 0
+    targets_syncretic: int = 0
     same_prefix: int = 0
     frames_used: bool = False
 
@@ -195,7 +206,15 @@ class NonceResult:
                 "distinct_pairs": {str(k): v for k, v in sorted(self.distinct_pairs.items())},
                 **({"targets_own_pair": srt(self.targets_own_pair)} if self.targets_own_pair else {}),
                 **({"frames": {"positions_no_frame": self.positions_no_frame,
-                               "targets_no_frame": self.targets_no_frame}} if self.frames_used else {}),
+                               "positions_no_agreement": self.positions_no_agreement,
+                               "positions_no_harmony": self.positions_no_harmony,
+                               "positions_no_main_form": self.positions_no_main_form,
+                               "cues_ambiguous": self.cues_ambiguous,
+                               "targets_no_frame": self.targets_no_frame,
+                               "targets_no_harmony": self.targets_no_harmony,
+                               "targets_before_adjective": self.targets_before_adjective,
+                               "targets_syncretic": self.targets_syncretic}}
+                   if self.frames_used else {}),
                 **({"positions_no_gender": self.positions_no_gender} if self.positions_no_gender else {}),
                 **({"same_prefix": self.same_prefix} if self.same_prefix else {})}
 
@@ -217,7 +236,8 @@ def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceCon
     ``paradigms`` is the extract run's :class:`treebanks.paradigms.ParadigmTable`;
     ``pool`` a :class:`CandidatePool` built from it with ``config.pool_options()``
     (built here when None); ``frames`` (:func:`nonce.frames.frames_of`): when given,
-    a verb of an item it knows is replaced only by verbs of its frame. Items with
+    the words of an item it knows are replaced only by words that fit its sentence
+    (:mod:`nonce.fit`). Items with
     variant > 0 in the input are ignored."""
     originals = [it for it in items if it.variant == 0]
     for it in originals:
@@ -235,17 +255,17 @@ def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceCon
         out.append(item)
         t = item.target_index
         c.targets[item.pos[t]] += 1
-        masks = frames.of_item(item) if frames is not None else None
+        ctx = frames.of_item(item) if frames is not None else None
         fused_target = "+" in item.lemma
-        pairs = None if fused_target else _target_pairs(item, pool, contrasts, framed, masks, c)
-        own_pair = (not fused_target and bool(item.relation) and item.pos[t] in OWN_PAIR_POS
-                    and (pairs is None or not pairs.available(item.lemma)))
+        pairs, kept = (None, False) if fused_target else target_pairs(item, pool, contrasts, framed, ctx, c)
+        own_pair = kept or (not fused_target and bool(item.relation) and item.pos[t] in OWN_PAIR_POS
+                            and (pairs is None or not pairs.available(item.lemma)))
         if not fused_target and not own_pair and (pairs is None or not pairs.available(item.lemma)):
             c.no_pair[item.pos[t]] += 1
             continue
         c.targets_fused += fused_target
         c.own_pair[item.pos[t]] += own_pair
-        slots = _slots(item, pool, content, c, framed, masks)
+        slots = _slots(item, pool, content, c, framed, ctx)
         item_rng = random.Random(f"nonce:{base}:{item.item_id}")
         draws = _PairDraws(pairs, item_rng, weighted, item.lemma) if pairs is not None and not own_pair else None
         seen_pairs, made = set(), 0
@@ -271,28 +291,6 @@ def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceCon
     return c.result(tuple(out), len(originals))
 
 
-def _target_pairs(item: Item, pool: CandidatePool, contrasts: dict, framed: FrameFilter | None,
-                  masks: tuple[int, ...] | None, c: "_Counts"):
-    """The replacement pairs of ``item``'s target: a relation item's contrast its own
-    feature towards its wrong value (pools made once per contrast, in ``contrasts``);
-    a verb's narrowed to its frame when ``masks`` (its sentence's frames) are known."""
-    contrast = ()
-    if item.relation:
-        contrast = (item.feature, item.wrong_value)
-        if contrast not in contrasts:
-            contrasts[contrast] = pool.for_contrast((item.feature,), (item.wrong_value,))
-        pool = contrasts[contrast]
-    t = item.target_index
-    key = pool.key(item.tokens[t], item.pos[t], item.feats[t])
-    pairs = pool.pairs(key)
-    if pairs is None or masks is None or item.pos[t] not in FRAME_POS or not pairs.available(item.lemma):
-        return pairs
-    narrowed = framed.pairs(pairs, key, contrast, masks[t])
-    if narrowed is None or not narrowed.available(item.lemma):
-        c.targets_no_frame += 1
-    return narrowed
-
-
 @dataclass
 class _Counts:
     """The tallies of one :func:`make_nonce` run."""
@@ -309,7 +307,14 @@ class _Counts:
     frames_used: bool = False
     no_frame: int = 0
     no_gender: int = 0
+    no_agreement: int = 0
+    no_harmony: int = 0
+    no_candidate_main: int = 0
+    cue_ambiguous: int = 0
     targets_no_frame: int = 0
+    targets_no_harmony: int = 0
+    targets_before_adjective: int = 0
+    targets_syncretic: int = 0
     same_prefix: int = 0
 
     def result(self, items: tuple, originals: int) -> NonceResult:
@@ -320,15 +325,19 @@ class _Counts:
                            targets_fused=self.targets_fused, distinct_pairs=dict(self.distinct),
                            targets_own_pair={k: v for k, v in self.own_pair.items() if v},
                            positions_no_frame=self.no_frame, targets_no_frame=self.targets_no_frame,
-                           positions_no_gender=self.no_gender,
+                           positions_no_gender=self.no_gender, positions_no_agreement=self.no_agreement,
+                           positions_no_harmony=self.no_harmony, targets_no_harmony=self.targets_no_harmony,
+                           positions_no_main_form=self.no_candidate_main, cues_ambiguous=self.cue_ambiguous,
+                           targets_before_adjective=self.targets_before_adjective,
+                           targets_syncretic=self.targets_syncretic,
                            same_prefix=self.same_prefix, frames_used=self.frames_used)
 
 
 def _slots(item: Item, pool: CandidatePool, content: frozenset, c: _Counts, framed: FrameFilter | None,
-           masks: tuple[int, ...] | None) -> list:
+           ctx: Context | None) -> list:
     """(position, candidates) for the content words of ``item`` to replace; counts
-    the positions that keep their word (no candidate; merged token, by reason; a
-    verb with no candidate of its frame)."""
+    the positions that keep their word (no candidate; merged token, by reason; no
+    candidate that fits the sentence, :func:`_fitting`)."""
     slots = []
     for i, (word, upos, feats) in enumerate(zip(item.tokens, item.pos, item.feats)):
         if i == item.target_index or upos not in content:
@@ -347,17 +356,16 @@ def _slots(item: Item, pool: CandidatePool, content: frozenset, c: _Counts, fram
             if cands is None or not cands.available(word):
                 c.no_cand[upos] += 1
                 continue
-            if masks is not None and upos in FRAME_POS:
-                cands = framed.words(cands, key, masks[i])
-                if cands is None or not cands.available(word):
-                    c.no_frame += 1
-                    continue
-            gender = _gender_before(item, i, pool)
-            if gender:
-                cands = pool.gender_fits(cands, key, gender)
+            if ctx is not None:
+                cands = fitting(item, i, cands, key, pool, framed, ctx, c)
+            else:
+                gender = _gender_before(item, i, pool)
+                cands = pool.gender_fits(cands, key, gender) if gender else cands
                 if cands is None or not cands.available(word):
                     c.no_gender += 1
-                    continue
+                    cands = None
+            if cands is None:
+                continue
         slots.append((i, cands))
     return slots
 

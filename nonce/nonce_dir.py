@@ -19,6 +19,7 @@ from formats.run import RunContext
 from formats.vocab import vocab_path
 from formats.extract_output import EXTRACT_FILES, ExtractDir, read_extract_dir
 from nonce.budget import check_nonce_size
+from nonce.frames import Frames, frames_for_files
 from nonce.generate import NonceConfig, NonceResult, make_nonce, treebank_vocab
 from nonce.pool import CandidatePool
 from nonce.target_swaps import SwapResult, make_swaps
@@ -40,7 +41,7 @@ def nonce_to_dir(run: RunContext, extract_dir: str | os.PathLike, *, n: int = 9,
         config = NonceConfig(n=n, ambiguity=ambiguity, vocab=words, lang=src.lang, vowel_rule=vowel_rule,
                              sampling=sampling, features=src.features, alternative_mode=src.alternative_mode,
                              values=src.values)
-        result = make_nonce(src.items, src.table, config, random.Random(seed))
+        result = make_nonce(src.items, src.table, config, random.Random(seed), frames=_frames(run, src))
         write_items(tmp / "items.tsv", result.items)
         _copy_beside(src, tmp)
         if fmt == "colorlessgreen":  # freq column: treebank counts, as agree extract writes it
@@ -69,6 +70,30 @@ def swap_targets_to_dir(run: RunContext, extract_dir: str | os.PathLike, *, k: i
                             "features": list(src.features), "alternative": src.alternative_mode},
                            counts=result.counts())
     return result
+
+
+def _frames(run: RunContext, src: ExtractDir) -> Frames | None:
+    """The sentence contexts of a relation extract's items (:mod:`nonce.frames`), read
+    from the treebank files its manifest names, as ``agree extract-all`` reads them:
+    so the two commands make the same variants. None for a construction extract, or
+    where a file is no longer there (the variants then fit only the words' features)."""
+    if not any(it.relation for it in src.items):
+        return None
+    params = src.manifest.get("parameters") or {}
+    extra = tuple(str(p) for p in params.get("paradigms") or ())
+    files = [Path(run.path(i["path"])) for i in src.manifest.get("inputs") or ()
+             if isinstance(i, dict) and ".conllu" in str(i.get("path")) and not str(i["path"]).startswith(extra)]
+    if not files or not all(f.is_file() for f in files):
+        return None
+    return frames_for_files(files, src.items, _stem, lang=src.lang)
+
+
+def _stem(path) -> str:
+    """``.../it_isdt-ud-dev.conllu.gz`` -> ``it_isdt-ud-dev``: how item ids name a file."""
+    name = Path(path).name
+    for suffix in (".gz", ".bz2", ".conllu"):
+        name = name.removesuffix(suffix)
+    return name
 
 
 def _copy_beside(src: ExtractDir, tmp: Path) -> None:

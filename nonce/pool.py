@@ -327,6 +327,16 @@ class CandidatePool:
                                            _same)
         return self._gender_fits[ck]
 
+    def analyses_of(self, upos: str, feats: str) -> list:
+        """The (analysis, count) pairs of qualifying forms with ``upos`` and ``feats``."""
+        return self._by_analysis.get((upos, feats), [])
+
+    def cached(self, key, make):
+        """``make()`` once per ``key`` (narrowed candidates kept with the pool)."""
+        if key not in self._gender_fits:
+            self._gender_fits[key] = make()
+        return self._gender_fits[key]
+
     def gendered(self, upos: str) -> bool:
         """Whether the treebank gives some ``upos`` word a Gender."""
         return upos in self._gendered

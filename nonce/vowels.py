@@ -52,7 +52,7 @@ VOWEL_RULE_CHOICES = ("auto", "on", "off")
 #: language code -> adjective endings that follow the determiner, not the features
 #: (German ein richtiger / der richtige Minister: both Masc Sing Nom; Dutch een grote
 #: man / een groot huis where Gender is not annotated); longest first
-ADJ_ENDINGS: dict[str, tuple[str, ...]] = {"de": ("em", "en", "er", "es", "e"), "nl": ("e",)}
+ADJ_ENDINGS: dict[str, tuple[str, ...]] = {"de": ("em", "en", "er", "es", "e"), "nl": ("en", "e")}
 
 
 def vowel_rule_on(lang: str | None, option: str = "auto") -> bool:
@@ -93,3 +93,8 @@ def case_class(word: str) -> str:
     if len(letters) > 1 and all(c.isupper() for c in letters):
         return "upper"
     return "title" if letters[0].isupper() else "lower"
+
+
+def ending_langs(lang: str | None) -> bool:
+    """Whether ``lang``'s adjective endings follow the determiner (:data:`ADJ_ENDINGS`)."""
+    return base_lang(lang) in ADJ_ENDINGS

@@ -14,8 +14,8 @@ Columns (counts over the release's nonce variants, flagged or not, unless said):
 - ``adj_checked``, ``adj_ending_bad``: (de, nl) a replaced adjective with another
   ending than the original's (*ein richtiger* -> *ein richtige*);
 - ``verbs_changed``, ``verb_frame_bad``, ``target_frame_bad``: replaced verbs (tokens, any
-  position; and targets) whose new lemma's usual frame differs from the frame the
-  original verb has in its sentence (:mod:`nonce.frames`);
+  position; and targets) whose new lemma does not take the frame the original verb
+  has in its sentence (:func:`nonce.frames.Frames.fits`);
 - ``target_scored``, ``same_prefix``: target-scored variants, and those whose words
   before the target are the original's;
 - ``orig_checked``, ``orig_wrong_rewritten``, ``orig_wrong_unwritable``: originals whose
@@ -33,7 +33,7 @@ from pathlib import Path
 from agreement.extraction.itemtools import file_stem
 from agreement.extraction.languages import find_languages
 from formats.items import read_items
-from nonce.frames import frames_for_files
+from nonce.frames import frames_for_files, verb_class
 from nonce.vowels import ending_class
 from treebanks.cache import default_cache_dir
 from treebanks.features import parse_feats
@@ -78,7 +78,7 @@ def _variant(row: dict, orig, lang: str, table: ParadigmTable, frames, c: Counte
     if row["scoring"] == "target":
         c["target_scored"] += 1
         c["same_prefix"] += toks[:t] == list(orig.tokens[:t])
-    masks = frames.of_item(orig) if frames is not None else None
+    ctx = frames.of_item(orig) if frames is not None else None
     for j, (new, old) in enumerate(zip(toks, orig.tokens)):
         if new == old:
             continue
@@ -102,11 +102,10 @@ def _variant(row: dict, orig, lang: str, table: ParadigmTable, frames, c: Counte
         if upos == "ADJ" and lang in ("de", "nl"):
             c["adj_checked"] += 1
             c["adj_ending_bad"] += ending_class(new, "ADJ", lang) != ending_class(old, "ADJ", lang)
-        if upos == "VERB" and masks is not None:
+        if upos == "VERB" and ctx is not None:
             c["verbs_changed"] += 1
             a = _analysis(table, new, "VERB", feats)
-            usual = frames.usual.get((a.lemma, "VERB")) if a else None
-            bad = usual is not None and usual != masks[j]
+            bad = a is not None and not frames.fits(a.lemma, "VERB", verb_class(feats), ctx.sigs[j], j == t)
             c["verb_frame_bad"] += bad
             c["target_frame_bad"] += bad and j == t
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from formats.items import Item
-from nonce.frames import FrameFilter, frame_name, frames_of
+from nonce.frames import FrameFilter, frames_of
 from nonce.generate import SAME_PREFIX, NonceConfig, make_nonce
 from nonce.pool import CandidatePool, PoolOptions
 from nonce.vowels import ending_class, initial_class, vowel_rule_on
@@ -182,8 +182,9 @@ def _stem(path) -> str:
 class TestFrames:
     def test_usual_frames_and_item_frames(self, treebank):
         frames = frames_of(treebank, [DOG_SLEEPS], _stem)
-        assert frames.usual[("sleep", "VERB")] == 0 and frame_name(frames.usual[("eat", "VERB")]) == "obj"
-        assert frames.of_item(DOG_SLEEPS) == (0, 0, 0)
+        assert frames.counts[("sleep", "VERB", "Fin|")] == {"": 6} and frames.counts[("eat", "VERB", "Fin|")] == {"obj": 4}
+        assert frames.of_item(DOG_SLEEPS).sigs == ("", "", "")
+        assert frames.fits("eat", "VERB", "Fin|", "obj") and not frames.fits("eat", "VERB", "Fin|", "")
 
     def test_an_intransitive_verb_gets_only_intransitive_pairs(self, treebank):
         table = ParadigmTable(treebank.analyses())
@@ -193,14 +194,14 @@ class TestFrames:
         frames = frames_of(treebank, [DOG_SLEEPS], _stem)
         strict = make_nonce([DOG_SLEEPS], table, config, random.Random(1), frames=frames)
         assert {v.correct for v in strict.items[1:]} == {"runs"}
-        assert strict.counts()["frames"] == {"positions_no_frame": 0, "targets_no_frame": 0}
+        assert strict.counts()["frames"]["positions_no_frame"] == 0 and strict.counts()["frames"]["targets_no_frame"] == 0
 
     def test_the_filter_keeps_the_order_and_weights(self, treebank):
         table = ParadigmTable(treebank.analyses())
         pool = CandidatePool(table, PoolOptions())
         frames = frames_of(treebank, [], _stem)
         key = pool.key("sees", "VERB", V_SG)
-        narrowed = FrameFilter(frames, pool).words(pool.candidates(key), key, 1)
+        narrowed = FrameFilter(frames, pool).words(pool.candidates(key), key, "obj")
         assert narrowed.values == ("eats", "sees") and narrowed.cum == (2, 4)
 
 

@@ -260,3 +260,48 @@ def is_spelling_variant(form: str, other: str) -> bool:
     (*Є* / *є*), ß / ss (*muß* / *muss*), a hyphen or an apostrophe (*haven't* /
     *havent*). Such a pair contrasts nothing; drop it."""
     return form != other and spelling_key(form) == spelling_key(other)
+
+
+# -- vowel harmony: a clitic or suffix written after the word follows its last vowel ----
+#: languages whose clitics and suffixes harmonise with the word before them (Turkic)
+HARMONY_LANGS = frozenset({"tr", "az", "kk", "ky", "ug", "sah", "tt", "ba", "uz", "tk"})
+_BACK_UNROUNDED, _BACK_ROUNDED = frozenset("aıаыاى"), frozenset("ouоұуўۇو")
+_FRONT_UNROUNDED, _FRONT_ROUNDED = frozenset("eiâîəеэіиیې"), frozenset("öüûөүۆۈ")
+_VOICELESS = frozenset("çfhkpsştкпсттфхцчшщ")
+#: clitics written as words of their own whose vowel follows the word before them:
+#: Turkish de/da (also), mi/mı/mu/mü (question) and their inflected forms
+_HARMONISING = {"tr": ("de", "da", "te", "ta", "mi", "mı", "mu", "mü"),
+                "az": ("də", "da", "mi", "mı", "mu", "mü"),
+                "kk": ("да", "де", "та", "те", "ма", "ме", "ба", "бе", "па", "пе"),
+                "ky": ("да", "де", "та", "те", "бы", "би", "бу", "бү", "мы", "ми", "му", "мү")}
+
+
+def harmony_class(word: str, lang: str | None) -> str:
+    """What a harmonising clitic after ``word`` reads in ``lang`` (:data:`HARMONY_LANGS`):
+    the class of its last vowel (back or front, rounded or not) and whether it ends in
+    a voiceless consonant (Turkish *Kıbrıs'ta da*, *kitap mı*, *göz mü*); ``""`` in
+    other languages or for a word without a vowel."""
+    if base_lang(lang) not in HARMONY_LANGS:
+        return ""
+    w = word.lower()
+    vowel = next((c for c in reversed(w) if c in _BACK_UNROUNDED or c in _BACK_ROUNDED
+                  or c in _FRONT_UNROUNDED or c in _FRONT_ROUNDED), "")
+    if not vowel:
+        return ""
+    cls = ("a" if vowel in _BACK_UNROUNDED else "o" if vowel in _BACK_ROUNDED
+           else "e" if vowel in _FRONT_UNROUNDED else "ö")
+    return cls + ("t" if w[-1:] in _VOICELESS else "")
+
+
+def harmonises(following: str, lang: str | None, lemma: str = "") -> bool:
+    """Whether ``following`` (with ``lemma``), the word after a replaced one, harmonises
+    with it in ``lang``: a clitic of :data:`_HARMONISING` written as a word of its own,
+    also inflected (lemma *mi*: *misin*, *mıydı*), or a suffix written apart after an
+    apostrophe (*'ta*, *'nın*)."""
+    code = base_lang(lang)
+    if code not in HARMONY_LANGS or not following:
+        return False
+    if following[0] in _APOSTROPHES:
+        return True
+    clitics = _HARMONISING.get(code, ())
+    return following.lower() in clitics or lemma.lower() in clitics

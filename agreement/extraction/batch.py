@@ -182,7 +182,7 @@ def mine_language(files: Sequence[Path], config: ExtractConfig, seed: int, n: in
         check_nonce_size(len(result.items), n, out / ITEMS_FILE, out)
     nonce_config = NonceConfig(n=n, lang=config.lang, features=config.features, alternative_mode=config.alt,
                                values=config.values)
-    frames = frames_of(result.columns, result.items, file_stem)   # the columns extraction read, not read again
+    frames = frames_of(result.columns, result.items, file_stem, lang=config.lang)   # the columns extraction read
     result = dataclasses.replace(result, columns=None)   # not held through the variants
     return result, make_nonce(result.items, result.paradigms, nonce_config, random.Random(seed), frames=frames)
 
