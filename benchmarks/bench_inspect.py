@@ -45,7 +45,7 @@ from agreement.inspection.cases import make_cases, twin_queries  # noqa: E402
 from formats.testsets import load_testset  # noqa: E402
 from lm.neural.models import LMConfig, build_model  # noqa: E402
 from lm.neural.scorer import NeuralScorer  # noqa: E402
-from lm.open import open_model  # noqa: E402
+from lm.load import open_model  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 PAPER = SHARED / "colorlessgreen" / "English" / "generated"

@@ -11,8 +11,8 @@ models, ``<s>`` for KenLM), unless the scorer was built with
 ``carry_state=True`` (the released code's habit, for comparison only).
 
 A model directory holds ``config.json`` (:data:`CONFIG_FILE`) whose ``kind`` names the
-backend; :func:`lm.load.load_model` looks the kind up in the loader registry that
-each backend module fills, so adding a backend never touches the callers.
+backend; :func:`lm.load.load_model` looks the kind up among the backends' records
+(:mod:`lm.backends`), so adding a backend never touches the callers.
 """
 from __future__ import annotations
 

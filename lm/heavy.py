@@ -1,7 +1,7 @@
 """Importing a heavy module (torch, a backend that brings it in) without paying the
 garbage collector for it.
 
-Kept apart from :mod:`lm.loaders` so that the console command can set its policy
+Kept apart from the backends (:mod:`lm.backends`) so that the console command can set its policy
 without importing anything itself (``agree --help`` imports neither numpy nor torch).
 """
 from __future__ import annotations

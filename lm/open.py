@@ -1,10 +1,10 @@
 """Opening a language model: its inner states, read and changed (``agree inspect``,
 docs/inspect.md).
 
-A :class:`lm.base.Scorer` answers with probabilities only. :func:`open_model` turns one
-into an :class:`OpenModel`, which also says where its states are (:class:`Site`: an
-LSTM's hidden and cell states per layer, a transformer's residual stream, MLP units
-and attention heads) and runs the items with those states read, ablated or patched:
+A :class:`lm.base.Scorer` answers with probabilities only. :func:`lm.load.open_model`
+turns one into an :class:`OpenModel` (through its backend's record, :mod:`lm.backends`),
+which also says where its states are (:class:`Site`: an LSTM's hidden and cell states
+per layer, a transformer's residual stream, MLP units and attention heads) and runs the items with those states read, ablated or patched:
 
 * :meth:`OpenModel.states` streams the clean states, batch by batch (nothing kept);
 * :meth:`OpenModel.preference` is each item's ``log P(correct) - log P(wrong)``;
@@ -23,11 +23,10 @@ differs; ``agree inspect`` reports the clean accuracy it measures beside each ta
 Backends: agree's LSTM (:mod:`lm.neural.open_lstm`), agree's transformer
 (:mod:`lm.neural.open_transformer`) and Hugging Face causal models on transformers
 (:mod:`lm.hf.open`). KenLM, unigram, masked and llama.cpp models cannot be opened:
-:func:`open_model` says so in one :class:`LMError`.
+:func:`lm.load.open_model` says so in one :class:`LMError` (:func:`cannot_open`).
 """
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Iterator, Sequence
@@ -204,27 +203,6 @@ def single_piece_input(word_ids: Sequence[int], owner: Sequence[int], target: in
                      int(wrong_ids[0]))
 
 
-#: scorer kind -> module defining ``open_scorer(scorer) -> OpenModel | None``
-_OPENERS = {"lstm": "lm.neural.open_lstm", "transformer": "lm.neural.open_transformer",
-            "hf": "lm.hf.open", "gguf": "lm.hf.open"}
-
-
-def open_model(scorer) -> OpenModel:
-    """The :class:`OpenModel` of a loaded scorer; :class:`LMError` naming what can be
-    opened when its kind cannot be (KenLM, unigram, masked models, llama.cpp)."""
-    module = _OPENERS.get(getattr(scorer, "kind", ""))
-    opened = importlib.import_module(module).open_scorer(scorer) if module else None
-    if opened is None:
-        what = describe_kind(scorer)
-        raise LMError(f"{scorer.name}: {what} cannot be opened (inspect reads states of {OPENABLE})")
-    return opened
-
-
-def describe_kind(scorer) -> str:
-    """A model's kind in words, for the refusal."""
-    kind = getattr(scorer, "kind", "") or type(scorer).__name__
-    if type(scorer).__name__ == "LlamaCppScorer":
-        return "a GGUF model on the llama.cpp engine"
-    if getattr(scorer, "context", "prefix") == "sentence":
-        return "a masked model"
-    return {"kn5": "a KenLM n-gram model", "unigram": "a unigram model"}.get(kind, f"a {kind} model")
+def cannot_open(name: str, what: str) -> LMError:
+    """The one refusal: model ``name`` (``what`` it is, in words) has no states to open."""
+    return LMError(f"{name}: {what} cannot be opened (inspect reads states of {OPENABLE})")

@@ -35,7 +35,7 @@ from typing import Sequence
 import numpy as np
 
 from lm.base import CONFIG_FILE, Scorer
-from lm.loaders import register
+from lm.backends import Backend, NoOptions
 from formats.digests import sha256_of
 from formats.vocab import VOCAB_CHECKSUM
 from formats.vocab import EOS, read_vocab
@@ -133,8 +133,8 @@ class UnigramScorer(Scorer):
         return self.counts[self.index.get(word, 1)]
 
 
-def load_unigram(model_dir: Path, config: dict) -> UnigramScorer:
-    """Loader registered for kind ``unigram`` (see :func:`lm.load.load_model`): no options."""
+def load_unigram(model_dir: Path, config: dict, options: NoOptions = NoOptions()) -> UnigramScorer:
+    """The loader of kind ``unigram`` (:data:`UNIGRAM`; :func:`lm.load.load_model`): no options."""
     model_dir = Path(model_dir)
     vocab = read_vocab(model_dir / "vocab.txt")
     if config.get("vocab_size", len(vocab)) != len(vocab):
@@ -163,9 +163,10 @@ def _log_probs(counts: Sequence[int]) -> list[float]:
     return [math.log(c + 1) - denom for c in counts]
 
 
-register("unigram", load_unigram)
+#: the backend: a model directory of kind unigram; counts have no states to inspect
+UNIGRAM = Backend("unigram", NoOptions, load_unigram, what="a unigram model")
 # vocab_size: as for kn5; no presets (counting has no model size)
 register_trainer(Trainer(arch="unigram", train="lm.unigram:train_model",
                          defaults={"vocab_size": None}, capped_vocab=True))
 
-__all__ = ["train_unigram", "UnigramScorer", "load_unigram"]
+__all__ = ["train_unigram", "UnigramScorer", "load_unigram", "UNIGRAM"]

@@ -15,7 +15,7 @@ from lm.base import TargetQuery
 from lm.hf.load import load_hf_dir
 from lm.neural.models import LMConfig, build_model
 from lm.neural.scorer import NeuralScorer
-from lm.open import open_model
+from lm.load import open_model
 from tests.hf_fixtures import SENTENCES, _train, build_tiny
 
 

@@ -21,7 +21,7 @@ from lm.base import TargetQuery
 from lm.errors import LMError
 from lm.neural.models import LMConfig, build_model
 from lm.neural.scorer import NeuralScorer
-from lm.open import open_model
+from lm.load import open_model
 from tests.inspect_fixtures import VOCAB, number_items, number_lstm
 
 WORDS = [f"w{i}" for i in range(30)]

@@ -3,7 +3,7 @@ unit ablation, activation trajectories, diagnostic probes and activation patchin
 (docs/inspect.md), written as tables, PNGs, ``inspect.md`` and a manifest.
 
 Everything the input can get wrong is checked before ``--out`` is claimed: the test
-set must have items, the model must open (:func:`lm.open.open_model`), the site and
+set must have items, the model must open (:func:`lm.load.open_spec`), the site and
 layers must exist, some item must be readable, and an analysis asked for by name
 must have items it can use (patching: items with a known cue and its other-number
 form). What is left out, and why, is counted in ``inspect.md`` and the manifest.
@@ -31,9 +31,9 @@ from agreement.inspection.trajectories import TrajectoryRow, trajectories
 from formats.files import check_out
 from formats.run import RunContext
 from formats.testsets import load_testset, testset_inputs
-from lm.errors import FieldError, LMError
-from lm.load import load_model, model_spec
-from lm.open import OPENABLE, ItemInput, OpenModel, open_model
+from lm.errors import FieldError
+from lm.load import model_spec, open_spec
+from lm.open import ItemInput, OpenModel
 from treebanks.paradigms import ParadigmTable
 
 log = logging.getLogger(__name__)
@@ -109,15 +109,10 @@ def _load(testset: str, model: str, options: InspectOptions, run: RunContext):
         raise AgreeError(f"{testset}: no items in the test set")
     table = ParadigmTable.load(run.path(options.paradigms)) if options.paradigms else None
     load_opts = {k: v for k, v in (("device", options.device), ("dtype", options.dtype),
-                                   ("threads", options.threads)) if v is not None}
-    spec = model_spec(model, run.root)
-    if spec.kind == "gguf":
-        if options.engine == "llama.cpp":   # refused before the file is loaded
-            raise LMError(f"{spec.directory.name}: a GGUF model on the llama.cpp engine cannot be opened "
-                          f"(inspect reads states of {OPENABLE})")
-        load_opts["engine"] = options.engine or "transformers"
-    scorer = load_model(spec, **load_opts)
-    opened = open_model(scorer)
+                                   ("threads", options.threads), ("engine", options.engine))
+                 if v is not None}
+    # the backend decides how it opens (a GGUF file: on transformers, llama.cpp refused)
+    opened = open_spec(model_spec(model, run.root), **load_opts)
     if options.batch_size:
         opened.batch_rows = options.batch_size
     return ts, table, opened

@@ -7,7 +7,7 @@ Three ways in, all offline (``local_files_only=True``; nothing is fetched):
   ``architectures`` (``...ForMaskedLM`` -> :class:`lm.hf.masked.HFMaskedScorer`,
   anything else -> :class:`lm.hf.causal.HFCausalScorer`). A plain model directory
   whose config.json has ``model_type`` and no ``kind`` is such a directory
-  (:func:`lm.loaders.read_config` maps it to kind ``hf``).
+  (the backend record :data:`HF` recognises it by ``model_type``).
 * ``load_gguf_transformers(FILE.gguf)``: transformers' own GGUF reader
   (``from_pretrained(dir, gguf_file=name)``, which dequantises to the chosen
   dtype); the file's sha256 goes into the scorer's conventions.
@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+from dataclasses import dataclass
 from pathlib import Path
 
+from lm.backends import Backend
 from lm.errors import FieldError, LMError, literal
 from lm.hf.files import check_hf_dir, hf_architecture
-from lm.loaders import register
 from formats.digests import sha256_of
 
 INSTALL_HINT = "pip install 'agree-bench[hf]'"
@@ -135,7 +136,7 @@ def gguf_to_hf_dir(path, out) -> Path:
 
 
 def _scorer(model, tokenizer, *, masked: bool, batch_size, **kw):
-    # lazy: heavy (the scorers import torch; lm.base imports this module to register "hf")
+    # lazy: heavy (the scorers import torch; lm.load imports this module for its record HF)
     if masked:
         from lm.hf.masked import HFMaskedScorer
         return HFMaskedScorer(model, tokenizer, batch_size=batch_size or 64, **kw)
@@ -179,16 +180,30 @@ def hf_word_vectors(path) -> tuple[list[str], "object"]:
     return words, matrix[rows]
 
 
-def _load_registered(model_dir: Path, config: dict, *, engine: str | None = None, device: str = "auto",
-                     dtype: str = "float32", batch_size: int | None = None, convention: str = "agree",
-                     threads: int | None = None):
-    """Loader for kind ``hf`` (a directory whose config.json has ``model_type``): on
-    transformers, or on vLLM with ``engine="vllm"`` (its threads are vLLM's own)."""
-    if engine == "vllm":
-        return load_vllm_dir(model_dir, dtype=dtype, device=device, batch_size=batch_size,
-                             convention=convention)
-    return load_hf_dir(model_dir, device=device, dtype=dtype, batch_size=batch_size,
-                       convention=convention, threads=threads)
+@dataclass(frozen=True)
+class HFOptions:
+    """How a Hugging Face directory is loaded (kind ``hf``; the module docstring).
+
+    engine       transformers (None) or ``vllm`` (its threads are vLLM's own)
+    device, dtype, batch_size, convention, threads: as the module docstring says
+    """
+    engine: str | None = None
+    device: str = "auto"
+    dtype: str = "float32"
+    batch_size: int | None = None
+    convention: str = "agree"
+    threads: int | None = None
+
+
+def _load_registered(model_dir: Path, config: dict, options: HFOptions):
+    """The loader of kind ``hf`` (a directory whose config.json has ``model_type``): on
+    transformers, or on vLLM with ``engine="vllm"``."""
+    o = options
+    if o.engine == "vllm":
+        return load_vllm_dir(model_dir, dtype=o.dtype, device=o.device, batch_size=o.batch_size,
+                             convention=o.convention)
+    return load_hf_dir(model_dir, device=o.device, dtype=o.dtype, batch_size=o.batch_size,
+                       convention=o.convention, threads=o.threads)
 
 
 def load_vllm_dir(path, *, dtype: str = "float32", device: str = "auto", batch_size: int | None = None,
@@ -210,4 +225,17 @@ def load_vllm_dir(path, *, dtype: str = "float32", device: str = "auto", batch_s
                      convention=convention)
 
 
-register("hf", _load_registered)
+def _open(scorer):
+    from lm.hf.open import open_scorer  # torch: already in, with the scorer
+    return open_scorer(scorer)
+
+
+def _opening(name: str, options: dict) -> dict:
+    # states are read on transformers, whatever engine scores the model: an engine
+    # named for opening is a GGUF file's (lm.gguf.load)
+    return {k: v for k, v in options.items() if k != "engine"}
+
+
+#: the backend: ``hf:DIR``, or a directory whose config.json has ``model_type`` (no ``kind``)
+HF = Backend("hf", HFOptions, _load_registered, scheme="hf", check=check_hf_dir,
+             recognise=lambda config: "model_type" in config, opener=_open, opening=_opening)

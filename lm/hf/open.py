@@ -21,6 +21,7 @@ import contextlib
 import torch
 
 from lm.base import TargetQuery
+from lm.hf.causal import HFCausalScorer
 from lm.open import ItemInput, single_piece_input
 from lm.open_hooks import HookedModel
 from lm.pieces import spaces_of
@@ -106,8 +107,9 @@ class OpenHF(HookedModel):
 
 
 def open_scorer(scorer) -> OpenHF | None:
-    """A transformers causal scorer opened; None for anything else (lm.open refuses it)."""
-    if type(scorer).__name__ != "HFCausalScorer":
+    """A transformers causal scorer opened; None for anything else (lm.load.open_model
+    refuses it)."""
+    if not isinstance(scorer, HFCausalScorer):
         return None
     body = scorer.model.base_model
     attr = next((a for a in BLOCKS if isinstance(getattr(body, a, None), torch.nn.ModuleList)), None)

@@ -31,7 +31,7 @@ from typing import Sequence
 import numpy as np
 
 from lm.base import Scorer
-from lm.loaders import register
+from lm.backends import Backend, NoOptions
 from lm.errors import FieldError, LMError
 from lm.training.trainers import Trainer, TrainRun, register_trainer
 from formats.digests import sha256_of
@@ -235,12 +235,13 @@ class KenLMScorer(Scorer):
         return math.exp(-total / count), count
 
 
-def load_kn5(model_dir: Path, config: dict) -> KenLMScorer:
-    """Loader registered for kind ``kn5`` (see :func:`lm.load.load_model`): no options."""
+def load_kn5(model_dir: Path, config: dict, options: NoOptions = NoOptions()) -> KenLMScorer:
+    """The loader of kind ``kn5`` (:data:`KN5`; :func:`lm.load.load_model`): no options."""
     return KenLMScorer(model_dir, config)
 
 
-register("kn5", load_kn5)
+#: the backend: a model directory of kind kn5; a 5-gram has no states to inspect
+KN5 = Backend("kn5", NoOptions, load_kn5, what="a KenLM n-gram model")
 
 
 # vocab_size caps the corpus vocabulary, as for the neural models, so that a 5-gram

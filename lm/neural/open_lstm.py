@@ -33,6 +33,7 @@ from lm.base import TargetQuery
 from lm.errors import LMError
 from lm.neural.cell import Hook, SteppedLSTM, hook_point
 from lm.neural.item_input import neural_input
+from lm.neural.scorer import NeuralScorer
 from lm.open import ItemInput, OpenModel, Site, by_length
 
 #: items whose states at every position are read at once (h and c of every layer kept
@@ -198,8 +199,8 @@ class OpenLSTM(OpenModel):
 
 
 def open_scorer(scorer) -> OpenLSTM | None:
-    """agree's LSTM scorer opened; None for anything else (lm.open refuses it)."""
-    if type(scorer).__name__ != "NeuralScorer" or scorer.kind != "lstm":
+    """agree's LSTM scorer opened; None for anything else (lm.load.open_model refuses it)."""
+    if not isinstance(scorer, NeuralScorer) or scorer.kind != "lstm":
         return None
     if scorer.carry_state:
         raise LMError(f"{scorer.name}: inspect reads each item from a fresh state (carry_state is off)")

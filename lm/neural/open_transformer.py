@@ -18,6 +18,7 @@ from lm.base import TargetQuery
 from lm.open import ItemInput
 from lm.open_hooks import HookedModel
 from lm.neural.item_input import neural_input
+from lm.neural.scorer import NeuralScorer
 
 
 @contextlib.contextmanager
@@ -71,7 +72,8 @@ class OpenTransformer(HookedModel):
 
 
 def open_scorer(scorer) -> OpenTransformer | None:
-    """agree's transformer scorer opened; None for anything else (lm.open refuses it)."""
-    if type(scorer).__name__ != "NeuralScorer" or scorer.kind != "transformer":
+    """agree's transformer scorer opened; None for anything else (lm.load.open_model
+    refuses it)."""
+    if not isinstance(scorer, NeuralScorer) or scorer.kind != "transformer":
         return None
     return OpenTransformer(scorer)

@@ -53,7 +53,6 @@ import numpy as np
 import torch
 
 from lm.base import CONFIG_FILE, Scorer
-from lm.loaders import register
 from lm.device import resolve_device
 from formats.vocab import read_vocab
 from lm.neural.checkpoint import load_failure
@@ -405,9 +404,10 @@ def _read_checkpoint(path: Path) -> dict:
                       f"`agree train-lm` ({load_failure(e)})") from None
 
 
-def load_neural(model_dir: Path, config: dict, *, device: str = "auto",
-                batch_size: int = 512, carry_state: bool = False, word_end: bool = True) -> NeuralScorer:
-    """Loader registered for kinds "lstm" and "transformer" (see :func:`lm.load.load_model`)."""
+def load_neural(model_dir: Path, config: dict, *, device: str, batch_size: int, carry_state: bool,
+                word_end: bool) -> NeuralScorer:
+    """The loader of kinds "lstm" and "transformer" (:mod:`lm.neural.backend`: the options'
+    defaults and meaning; :func:`lm.load.load_model`)."""
     model_dir = Path(model_dir)
     model = load_network(model_dir, config)
     vocab = read_vocab(model_dir / VOCAB_FILE, strict=False)
@@ -427,6 +427,3 @@ def load_neural(model_dir: Path, config: dict, *, device: str = "auto",
                         batch_size=batch_size, carry_state=carry_state, word_end=word_end,
                         name=model_dir.name)
 
-
-register("lstm", load_neural)
-register("transformer", load_neural)

@@ -1,4 +1,4 @@
-"""The training registry, beside :mod:`lm.base`'s loader registry: architecture -> trainer.
+"""The training registry, beside the backends' records (:mod:`lm.backends`): architecture -> trainer.
 
 Each backend registers a :class:`Trainer` with :func:`register_trainer`: the
 settings it takes with their defaults, its presets (named sizes: settings laid over
@@ -8,8 +8,8 @@ choices and its presets from here, so adding an architecture touches neither.
 
 The functions are named as ``"module:function"`` and imported only when a model is
 trained: listing the architectures (``agree train-lm --help``) never imports torch.
-The modules that register are listed in :data:`_TRAINER_MODULES` (imported lazily,
-as :data:`lm.loaders._BACKEND_MODULES` are).
+The modules that register are listed in :data:`_TRAINER_MODULES` (imported when the
+architectures are first listed or looked up).
 """
 from __future__ import annotations
 
