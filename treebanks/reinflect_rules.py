@@ -23,6 +23,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
+from treebanks.features import parse_feats
+from treebanks.paradigms import AGREEMENT_LIKE
+
 #: letters of stem context an ending carries beyond the replaced suffix
 CONTEXT = 4
 #: the mark of a whole-word ending (``^`` + the form)
@@ -141,3 +144,23 @@ class RuleIndex:
                 return best[1].apply(form), best[1], e, best[2]
         return None
 
+
+@lru_cache(maxsize=1 << 16)
+def agreement_change(src: str, dst: str) -> str:
+    """The change of agreement features from cell ``src`` to ``dst`` (``Person=3>2``), with
+    the source's VerbForm and whether it has a Case, or "" when the cells differ in nothing
+    or in anything but agreement features."""
+    da, db = parse_feats(src), parse_feats(dst)
+    diff = [k for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k)]
+    if not diff or any(k.split("[")[0] not in AGREEMENT_LIKE for k in diff):
+        return ""
+    # the source's verb form and whether it has a case are kept: a Turkish verbal noun
+    # (*bitmesi*, with Case) does not take the finite verb's endings (*bitmesim*)
+    shape = f"VerbForm={da.get('VerbForm', '')};Case={'Case' in da}"
+    return "|".join(f"{k}={da.get(k, '')}>{db.get(k, '')}" for k in diff) + ";" + shape
+
+
+def change_classes(upos: str, change: str, form: str) -> tuple[tuple, ...]:
+    """The rule class of an agreement change applied to ``form``: no back-off to one letter,
+    which would pool the past *-di* with the necessitative *-meli* (1sg *-meliyim*, not *-melim*)."""
+    return ((upos, change, form[-2:]),)

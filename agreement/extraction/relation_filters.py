@@ -6,7 +6,10 @@ paradigm tables and a UniMorph lexicon as before (``wrong_source`` the file's st
 or ``unimorph``), then the reinflection model (:class:`treebanks.reinflect.Reinflector`,
 trained on the run's pooled counts): the target's cell with the contrasted feature
 changed, generated only when its rule class is at least 95% right on held-out cells
-(``wrong_source`` ``generated``).
+(``wrong_source`` ``generated``), else the target's own form rewritten by the rule of the
+agreement change alone, learned across tenses and moods (:meth:`Reinflector.by_change`:
+Turkish *geçti* -> 1sg *geçtim*, where no lemma has both cells of that tense often enough).
+A value whose form is spelled like the target is passed over for the next one (Person).
 
 Filters (:func:`relation_filters`), each an :class:`ItemFilter` counted under its name,
 after ``same_spelling`` and before ``vocab``:
@@ -25,7 +28,8 @@ after ``same_spelling`` and before ``vocab``:
   (French *C'est* -> *C'sont*, *Ce sont* -> *Ce êtes*);
 * ``other_feature_difference``: the wrong form's features differ from the target's in
   another feature than the contrasted one, except the features tied to it (:data:`TIES`:
-  Gender neutralised in the plural, where one of the two forms has no Gender);
+  Gender neutralised in the plural, where one of the two forms has no Gender; :data:`LAYER_TIES`:
+  a subject layer's Gender, absent in its 1st person, when Person[subj] is contrasted);
 * ``syncretism``: the wrong form has an analysis (any cell of its lemma, in any mood or
   tense, attested in the treebanks or the lexicon) whose contrasted value is the cue's and
   whose other agreement features do not clash with the cue's: the bad sentence may be
@@ -57,6 +61,11 @@ GENERATED = "generated"
 FILTER_NAMES = ("spelling_variant", "elision", "other_feature_difference", "syncretism", "ambiguous_cue")
 #: features a contrast may change along with it: a form without Gender in the plural
 TIES = {"Number": ("Gender", "Animacy")}
+#: features a subject-layer contrast may change along with it, in the same layer: the
+#: Abkhaz 1st person subject prefix has no gender (3sg *д-* Gender[subj]=Com -> 1sg *с-*);
+#: plain Person is not tied (Arabic 3sg masc *قرر* -> 1sg *قررت* is also the 3sg feminine,
+#: Hindi participles carry no person of their own)
+LAYER_TIES = {"Person": ("Gender",)}
 #: agreement features read when the wrong form's analyses are set against the cue
 _AGREEMENT = ("Number", "Person", "Gender")
 #: clause relations under which another mood of the wrong form can stand
@@ -75,19 +84,32 @@ def morphology_wrong_forms(pooled: PooledParadigms, model: Reinflector, alt: str
     def choose(arc: CandidateArc) -> WrongChoice | Rejection:
         t = arc.sentence.tokens[arc.target]
         stem, tried = file_stem(arc.sentence.source), values_of(arc.features[0], arc.value[0])
+        # a value spelled like the target (English 2sg *think* for 1sg *think*) makes no pair:
+        # the next value is tried (3sg *thinks*); the first such form is kept for same_spelling
+        same = None
         for vals in tried:
             wrong = pooled.wrong_form(stem, t.lemma, t.upos, t.feats, arc.carried, vals, alt)
             if wrong is not None:
-                return WrongChoice(match_case(wrong.form, t.form, capitalise=True), wrong.value, wrong.source,
-                                   wrong.feats)
+                choice = WrongChoice(match_case(wrong.form, t.form, capitalise=True), wrong.value, wrong.source,
+                                     wrong.feats)
+                if choice.form != t.form:
+                    return choice
+                same = same or choice
         feats = parse_feats(t.feats)
+        own = t.form[:1].lower() + t.form[1:]   # the model's rules are learned on forms inside a sentence
         for vals in tried:
             for v in vals:
                 cell = format_feats({**feats, arc.carried: v})
-                g = model.form_of(t.lemma, t.upos, cell)
+                # else the change of agreement alone, learned across tenses, from the target's own form
+                g = model.form_of(t.lemma, t.upos, cell) or model.by_change(own, t.lemma, t.upos, t.feats, cell)
                 if g is not None and g.origin == GENERATED:
-                    generated[Analysis(g.form, t.lemma, t.upos, cell)] = 0
-                    return WrongChoice(match_case(g.form, t.form, capitalise=True), v, GENERATED, cell)
+                    choice = WrongChoice(match_case(g.form, t.form, capitalise=True), v, GENERATED, cell)
+                    if choice.form != t.form:
+                        generated[Analysis(g.form, t.lemma, t.upos, cell)] = 0
+                        return choice
+                    same = same or choice
+        if same is not None:
+            return same
         rejected = any(pooled.rejected(t.lemma, t.upos, t.feats, arc.carried, vals) for vals in tried)
         return Rejection("non_contrast_difference" if rejected else "no_alternative")
     return choose
@@ -128,10 +150,12 @@ def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
         b = parse_feats(wrong.feats)
         feature = arc.features[0]
         ties = TIES.get(feature, ())
+        layer = arc.carried[len(feature):] if arc.carried != feature else ""
+        layered = {f"{n}{layer}" for n in LAYER_TIES.get(feature, ())} if layer else set()
         for name in set(a) | set(b):
             if _base(name) == feature or a.get(name) == b.get(name):
                 continue
-            if _base(name) in ties and (name not in a or name not in b):
+            if (_base(name) in ties or name in layered) and (name not in a or name not in b):
                 continue
             return True
         return False

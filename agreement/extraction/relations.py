@@ -18,7 +18,8 @@ Number and Gender gives two items, ids ``<stem>:<sent_id>:<cue>-<target>:<featur
   lexicon (:mod:`treebanks.pooled`); ``wrong_source`` says which. Number: the
   other of Sing/Plur; Gender: another of Masc/Fem/Neut/Com (closest remaining
   features, then frequency); Person: the nearest other person with an attested
-  form (1: 2 then 3; 3: 2 then 1; 2: 1 or 3). The remaining features may differ
+  form (1: 2 then 3; 3: 2 then 1; 2: 1 or 3), passing over a person spelled like the
+  target (English 1sg and 2sg *think*: *I think* -> *thinks*). The remaining features may differ
   only as the ``closest`` rule allows (:mod:`treebanks.paradigms`), else the arc
   is dropped as ``non_contrast_difference``; ``no_alternative`` when no source
   has a form, ``same_spelling`` when the form is spelled like the target,
@@ -81,7 +82,7 @@ FEATURE_COUNTS = ("missing_feature", "excluded_value", "disagreeing", "agreeing"
 RELATION_COLUMNS = ("relation", "feature") + ARC_COUNTS + FEATURE_COUNTS
 #: the other values a wrong form may have, tried in turn (Person: the nearest first)
 _FEATURE_ORDER = ("Number", "Person", "Gender")
-_PERSON = {"1": (("2",), ("3",)), "2": (("1", "3"),), "3": (("2",), ("1",))}
+_PERSON = {"1": (("2",), ("3",)), "2": (("1", "3"), ("1",), ("3",)), "3": (("2",), ("1",))}
 #: the values an attractor's reading may have: the feature's two-way values
 _CONTRAST = {f: frozenset((v,) for v in vals) for f, vals in VALUES.items()}
 
