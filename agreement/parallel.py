@@ -9,9 +9,9 @@ its record). :func:`run_tasks` yields ``(task, result)`` as each finishes, in an
 * ``local`` with more: a process pool of ``workers`` processes on this machine;
 * ``ray``: Ray tasks of one CPU each, ``workers`` at a time, on the cluster at ``address`` (else
   ``RAY_ADDRESS``, else a local cluster of ``workers`` CPUs started for the run and
-  stopped after it). The cluster is joined or started by the scoring executor
-  (:class:`agreement.scoring.executors.RayExecutor`: its ``start``/``close``), so the
-  checks and messages are the ones ``agree score --executor ray`` gives. A task whose
+  stopped after it). The cluster is joined or started by :class:`agreement.cluster.RayCluster`,
+  as the scoring executor's is, so the checks and messages are the ones ``agree score
+  --executor ray`` gives. A task whose
   worker dies is retried by Ray (``max_retries``). On a cluster of other machines, the
   paths a task reads and writes must be on a file system they share.
 
@@ -23,8 +23,8 @@ from __future__ import annotations
 import logging
 from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
+from agreement.cluster import RayCluster
 from agreement.errors import DomainError
-from agreement.scoring.executors import RayExecutor
 from formats.processes import in_processes
 from formats.resources import cpu_count
 from lm.errors import FieldError
@@ -79,7 +79,7 @@ def check_executor(executor: str, workers: int, address: str | None = None) -> N
 
 
 def _on_ray(fn, tasks, workers: int, address: str | None):
-    cluster = RayExecutor(workers=workers, threads=1, address=address)
+    cluster = RayCluster(workers=workers, threads=1, address=address)
     cluster.start()
     ray = cluster.ray
     queue, pending = iter(tasks), {}  # read as workers free up: a long iterable is never held whole
