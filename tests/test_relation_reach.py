@@ -1,7 +1,7 @@
 """Issue 41 point 3, MultiBLiMP's reach: a Person contrast passes over a person spelled
 like the target (English 1sg *think* = 2sg *think*, so *I think* -> *thinks*); a subject
 layer's Gender may come and go with its Person (the Abkhaz 1st person prefix has none),
-plain Gender may not; the reinflection model's rules of an agreement change learned across
+plain Gender may not; a finite verb written with and without VerbForm=Fin is one cell; the reinflection model's rules of an agreement change learned across
 tenses (Turkish 3sg -> 1sg) and kept apart from verbal nouns. Tiny inline treebanks and
 paradigms."""
 from __future__ import annotations
@@ -65,6 +65,18 @@ def test_plain_gender_does_not_come_and_go_with_person(tmp_path):
     r = relation_items(tmp_path, BASIC + rows)
     assert not any(it.correct in ("qarrara", "qarrartu") and it.feature == "Person" for it in r.items)
     assert r.report.counts[("subj-verb", "Person")]["other_feature_difference"] == 2
+
+
+def test_a_finite_verb_without_verbform_finds_its_other_number(tmp_path):
+    """Moksha-like: the singular is written without VerbForm, the plural with VerbForm=Fin;
+    both are finite, so each is the other's wrong form and no other feature differs."""
+    bare = "Mood=Ind|Number={n}|Person=3|Tense=Past"
+    rows = [[("kal", "kal", "NOUN", "Number=Sing", 2, "nsubj"), ("tusь", "tums", "VERB", bare.format(n="Sing"), 0, "root")],
+            [("kalt", "kal", "NOUN", "Number=Plur", 2, "nsubj"),
+             ("tustь", "tums", "VERB", bare.format(n="Plur") + "|VerbForm=Fin", 0, "root")]]
+    r = relation_items(tmp_path, BASIC + rows)
+    pairs = {(it.correct, it.wrong) for it in r.items if it.feature == "Number" and it.lemma == "tums"}
+    assert pairs == {("tusь", "tustь"), ("tustь", "tusь")}
 
 
 PAST = "Aspect=Perf|Number=Sing|Person={p}|Tense=Past"

@@ -88,13 +88,14 @@ def morphology_wrong_forms(pooled: PooledParadigms, model: Reinflector, alt: str
         # the next value is tried (3sg *thinks*); the first such form is kept for same_spelling
         same = None
         for vals in tried:
-            wrong = pooled.wrong_form(stem, t.lemma, t.upos, t.feats, arc.carried, vals, alt)
-            if wrong is not None:
-                choice = WrongChoice(match_case(wrong.form, t.form, capitalise=True), wrong.value, wrong.source,
-                                     wrong.feats)
-                if choice.form != t.form:
-                    return choice
-                same = same or choice
+            for cell in _finite_spellings(t.upos, t.feats):
+                wrong = pooled.wrong_form(stem, t.lemma, t.upos, cell, arc.carried, vals, alt)
+                if wrong is not None:
+                    choice = WrongChoice(match_case(wrong.form, t.form, capitalise=True), wrong.value,
+                                         wrong.source, wrong.feats)
+                    if choice.form != t.form:
+                        return choice
+                    same = same or choice
         feats = parse_feats(t.feats)
         own = t.form[:1].lower() + t.form[1:]   # the model's rules are learned on forms inside a sentence
         for vals in tried:
@@ -113,6 +114,20 @@ def morphology_wrong_forms(pooled: PooledParadigms, model: Reinflector, alt: str
         rejected = any(pooled.rejected(t.lemma, t.upos, t.feats, arc.carried, vals) for vals in tried)
         return Rejection("non_contrast_difference" if rejected else "no_alternative")
     return choose
+
+
+def _finite_spellings(upos: str, feats: str) -> tuple[str, ...]:
+    """A finite verb's cell as written, then with ``VerbForm=Fin`` added or taken away: a
+    verb without VerbForm counts as finite, and some treebanks write it on half their finite
+    verbs only (Moksha: 318 of 596 verbs with a subject layer), so the other cell is the same one."""
+    if upos not in ("VERB", "AUX"):
+        return (feats,)
+    d = parse_feats(feats)
+    if "VerbForm" not in d:
+        return feats, format_feats({**d, "VerbForm": "Fin"})
+    if d["VerbForm"] == "Fin":
+        return feats, format_feats({k: v for k, v in d.items() if k != "VerbForm"})
+    return (feats,)
 
 
 def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
@@ -155,6 +170,8 @@ def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
         for name in set(a) | set(b):
             if _base(name) == feature or a.get(name) == b.get(name):
                 continue
+            if name == "VerbForm" and {a.get(name), b.get(name)} <= {"Fin", None}:
+                continue   # a verb without VerbForm is finite (_finite_spellings)
             if (_base(name) in ties or name in layered) and (name not in a or name not in b):
                 continue
             return True
