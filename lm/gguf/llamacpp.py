@@ -44,12 +44,9 @@ depend on it alone: the same bits whatever else is in the call, the chunk, the s
 run, and a sentence that several items share is decoded once without changing anything
 (:data:`INVARIANT`). With ``batch_size`` given, sequences go in together as a prefix tree,
 which llama.cpp's CPU kernels for quantized weights compute on other paths at other batch
-shapes (other activation quantization and summation order; an fp32 KV cache drifts as much,
-a float32 copy of the weights 1e-3 at most): on 60 pairs of a 12-language release sample
-(benchmarks/bench_release_gguf.py) Gemma 3 270M's sentence scores moved by up to 3.09 nats
-(median 0.31) between the two paths, and 5 of the 60 pairs had margins under that; earlier
-SmolLM2 measurements: 0.53 nats on 160 BLiMP pairs, 0.64 on 320, 0.3 per candidate on 200
-paper items. The tests hold the batched path to BATCH_DRIFT_NATS of one at a time
+shapes (Gemma 3's sentence scores moved by up to 3.09 nats; a K-quant model's bits even
+depend on where one sentence's decode is cut: docs/models.md, "A long run made cheap and
+batch-invariant"). The tests hold the batched path to BATCH_DRIFT_NATS of one at a time
 (tests/test_llamacpp.py) and the default to identical bits.
 """
 from __future__ import annotations
