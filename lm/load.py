@@ -201,6 +201,13 @@ def split_model_value(value: str, root: str | os.PathLike | None = None) -> tupl
     return group, scheme, paths
 
 
+def spec_path(value: str) -> str:
+    """The path a spec's text names as written: a backend's scheme (``hf:``, ``gguf:``)
+    left out, nothing resolved (the file or directory a run records as its input)."""
+    return next((value[len(b.scheme) + 1:] for b in BACKENDS
+                 if b.scheme and value.startswith(b.scheme + ":")), value)
+
+
 def _scheme(path: str, root: str | os.PathLike | None = None) -> tuple[str, str]:
     """A backend's ``SCHEME:PATH`` -> (scheme, the path it names: ``hf:DIR`` -> ("hf", DIR);
     ``gguf:NAME`` of a packaged file, e.g. ``gguf:gemma3-270m`` -> ("gguf", its path));

@@ -9,7 +9,7 @@ import pytest
 from lm.backends import SHARED_OPTIONS, NoOptions
 from lm.errors import LMError
 from lm.gguf.load import ENGINE_OPTIONS, GGUFOptions
-from lm.load import BACKENDS, backend, load_model, model_spec, open_model
+from lm.load import BACKENDS, backend, load_model, model_spec, open_model, spec_path
 from lm.neural.backend import NeuralOptions
 from lm.unigram import UnigramScorer
 
@@ -59,6 +59,14 @@ def test_every_kind_resolves_a_spec(tmp_path, kind):
         spec = model_spec(text)
         assert spec.kind == kind
         assert backend(spec.kind) is next(b for b in BACKENDS if b.kind == kind)
+
+
+def test_spec_path_leaves_out_each_scheme_as_written():
+    """The path a run records for a spec: its scheme left out, nothing else changed."""
+    for b in BACKENDS:
+        if b.scheme:
+            assert spec_path(f"{b.scheme}:models/x") == "models/x"
+    assert spec_path("runs/lstm") == "runs/lstm" and spec_path("other:x") == "other:x"
 
 
 def test_an_unknown_kind_is_one_clear_error(tmp_path):

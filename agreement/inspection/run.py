@@ -32,7 +32,7 @@ from formats.files import check_out
 from formats.run import RunContext
 from formats.testsets import load_testset, testset_inputs
 from lm.errors import FieldError
-from lm.load import model_spec, open_spec
+from lm.load import model_spec, open_spec, spec_path
 from lm.open import ItemInput, OpenModel
 from treebanks.paradigms import ParadigmTable
 
@@ -172,17 +172,12 @@ def _twins(model: OpenModel, cases, inputs, table) -> tuple[list[int], list[Item
     return keep, twins, why
 
 
-def _model_path(model: str) -> str:
-    """The file or directory a ``--model`` value reads (``gguf:FILE``, ``hf:DIR``, a path)."""
-    return model.split(":", 1)[-1] if model.startswith(("gguf:", "hf:")) else model
-
-
 def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOptions) -> Inspection:
     """Run the analyses (module docstring) and write ``run.out`` (``run.seed`` fixes every
     draw); returns what was found."""
     seed = run.seed
     # --out checked before the model loads (the claim itself comes with the results)
-    check_out(run.path(run.out), run.command, [run.path(p) for p in (testset, _model_path(model), options.paradigms)],
+    check_out(run.path(run.out), run.command, [run.path(p) for p in (testset, spec_path(model), options.paradigms)],
               run.force)
     ts, table, opened = _load(testset, model, options, run)
     sites = _defaults(opened, options)
@@ -220,7 +215,7 @@ def inspect_to_dir(run: RunContext, testset: str, model: str, options: InspectOp
                   f"patching: no item has a twin with the cue in the other number ({_reasons(found.twin_skipped)})")
         elif found.twin_skipped:
             log.info(f"patching {len(twins)} items; without a twin: {_reasons(found.twin_skipped)}")
-    inputs_files = [*testset_inputs(run.path(testset), options.fmt), run.path(_model_path(model))]
+    inputs_files = [*testset_inputs(run.path(testset), options.fmt), run.path(spec_path(model))]
     if options.paradigms:
         inputs_files.append(run.path(options.paradigms))
     described = run.describe_inputs(inputs_files)   # what was read, before the hours of work

@@ -38,7 +38,7 @@ from typing import Sequence
 
 from treebanks.errors import literal
 from agreement.errors import AgreeError
-from lm.load import split_model_value
+from lm.load import spec_path, split_model_value
 from formats.files import as_given
 from lm.training.snapshots import check_series, list_snapshots
 
@@ -187,7 +187,7 @@ def _series_points(series: str, members, root) -> list[Point]:
     """One series' points, positions read, sorted by position."""
     found = []
     for value, given in members:
-        path = value.split(":", 1)[1] if value.startswith(("hf:", "gguf:")) else value
+        path = spec_path(value)
         rooted_path = Path(root, path) if root is not None else Path(path)
         found.append((value, str(rooted_path), given or training_position(rooted_path)))
     lacking = [v for v, _, pos in found if pos is None]
