@@ -23,6 +23,7 @@ those worker counts for the peak memory. Needs the peers extra (WikiExtractor):
 
     .venv/bin/python benchmarks/bench_corpus.py                 # 20 copies, 2 rounds
     .venv/bin/python benchmarks/bench_corpus.py --copies 2 --rounds 1   # a smoke run
+    .venv/bin/python benchmarks/bench_corpus.py --external 1,2,4     # the external shuffle's memory and cost
 
 The last line: ``corpus: N words/s, Rx wikiextractor`` (agree's words per second at 2
 workers, and WikiExtractor's wall time over agree's, best of the rounds).
@@ -46,6 +47,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT.parent / "shared/data/wiki/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 AGREE = [str(ROOT / ".venv/bin/agree")]
+#: agree with the external shuffle forced (lm.corpus.shuffle's limit set to 0 sentences)
+AGREE_EXTERNAL = [str(ROOT / ".venv/bin/python"), "-c",
+                  "import sys; from lm.corpus import shuffle; shuffle.IN_MEMORY_SENTENCES = 0; "
+                  "from agreement.cli import main; sys.argv[0] = 'agree'; main()"]
 WIKIEXTRACTOR = [sys.executable, "-m", "wikiextractor.WikiExtractor"]
 
 
@@ -136,24 +141,63 @@ def extracted_words(out_dir: Path) -> int:
     return n
 
 
-def agree_run(dump: Path, work: Path, workers: int, tag: str, *extra: str) -> dict:
+def agree_run(dump: Path, work: Path, workers: int, tag: str, *extra: str, agree: list[str] = AGREE) -> dict:
     out = work / f"agree-{tag}"
     shutil.rmtree(out, ignore_errors=True)
-    r = timed(AGREE + ["corpus", str(dump), "--lang", "en", "--workers", str(workers), "--out", str(out), "--quiet",
+    r = timed(agree + ["corpus", str(dump), "--lang", "en", "--workers", str(workers), "--out", str(out), "--quiet",
                        *extra])
     manifest = json.loads((out / "manifest.json").read_text())
     r["sha256"], r["tokens"] = manifest["sha256"], manifest["stats"]["tokens_read"]
+    r["runs"] = manifest["stats"].get("shuffle_runs")
     shutil.rmtree(out)
     return r
 
 
-def wikiextractor_run(dump: Path, work: Path, workers: int, tag: str) -> tuple[dict, int]:
-    out = work / f"we-{tag}"
+def external_runs(dump: Path, work: Path, workers: list[int]) -> None:
+    """The external shuffle forced against the in-memory one, alternated at each worker
+    count: wall, CPU, peak memory; the external runs' outputs must agree among themselves."""
+    digests = set()
+    for n in workers:
+        a = agree_run(dump, work, n, f"in-memory-{n}")
+        e = agree_run(dump, work, n, f"external-{n}", agree=AGREE_EXTERNAL)
+        digests.add(e["sha256"])
+        print(f"--workers {n}: in-memory shuffle {a['wall']:.1f} s wall, {a['cpu']:.1f} s CPU, peak {a['peak_mb']:.0f} MB;"
+              f" external ({e['runs']} run(s)) {e['wall']:.1f} s wall, {e['cpu']:.1f} s CPU, peak {e['peak_mb']:.0f} MB",
+              flush=True)
+    if len(digests) != 1:
+        raise SystemExit(f"the external shuffle's outputs differ between worker counts: {sorted(digests)}")
+    print(f"external shuffle: outputs identical at {len(workers)} worker counts (sha256 {digests.pop()[:12]})")
+    shuffle_cost(dump, work)
+
+
+def shuffle_cost(dump: Path, work: Path) -> None:
+    """The filter, shuffle and split in memory and external on the same sentences: the
+    corpus of ``dump`` given back as a text file (read without tokenising, so that the
+    shuffle weighs more), once and repeated 4 times; CPU seconds and peak memory of
+    prepare_corpus (its reading and counting are the same in both)."""
+    out = work / "cost-corpus"
     shutil.rmtree(out, ignore_errors=True)
-    r = timed(WIKIEXTRACTOR + [str(dump), "--processes", str(workers), "-o", str(out), "-q"])
-    words = extracted_words(out)
+    subprocess.run(AGREE + ["corpus", str(dump), "--lang", "en", "--workers", "2", "--out", str(out), "-q"], check=True)
+    sentences = b"".join((out / f"{split}.txt").read_bytes() for split in ("train", "valid", "test"))
     shutil.rmtree(out)
-    return r, words
+    code = ("import sys; from pathlib import Path; from lm.corpus import shuffle; "
+            "from lm.corpus.prepare import prepare_corpus\n"
+            "if sys.argv[1] == 'external': shuffle.IN_MEMORY_SENTENCES = 0\n"
+            "prepare_corpus([Path(sys.argv[2])], Path(sys.argv[3]), 'en')")
+    for copies in (1, 4):
+        text = work / "cost.txt"
+        text.write_bytes(sentences * copies)
+        lines = sentences.count(b"\n") * copies
+        r = {}
+        for mode in ("in-memory", "external"):
+            shutil.rmtree(work / "cost-out", ignore_errors=True)
+            r[mode] = timed([str(ROOT / ".venv/bin/python"), "-c", code, mode, str(text), str(work / "cost-out")])
+        shutil.rmtree(work / "cost-out", ignore_errors=True)
+        extra = r["external"]["cpu"] - r["in-memory"]["cpu"]
+        print(f"{lines:,} sentences ({text.stat().st_size / 2**20:.0f} MB) given as text: in memory "
+              f"{r['in-memory']['cpu']:.1f} s CPU, peak {r['in-memory']['peak_mb']:.0f} MB; external "
+              f"{r['external']['cpu']:.1f} s CPU, peak {r['external']['peak_mb']:.0f} MB "
+              f"({extra:+.1f} s, {1e6 * extra / lines:+.1f} us a sentence)", flush=True)
 
 
 def main() -> None:
@@ -165,7 +209,15 @@ def main() -> None:
     ap.add_argument("--dump", type=Path, help="an existing dump instead of building one")
     ap.add_argument("--workers", default="1,2", help="the worker counts compared (comma list)")
     ap.add_argument("--ray", action="store_true", help="also a run with --executor ray (a local cluster)")
+    ap.add_argument("--external", default="", help="only agree, with the external shuffle forced against the "
+                    "in-memory one, at these worker counts (comma list), and the shuffle's cost")
     args = ap.parse_args()
+    if args.external:
+        with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
+            dump = args.dump or make_dump(SOURCE, args.copies, Path(tmp), plain=args.plain)
+            print(f"dump: {dump.name}, {dump.stat().st_size / 2**20:.1f} MB compressed")
+            external_runs(dump, Path(tmp), [int(x) for x in args.external.split(",")])
+        return
     try:
         import wikiextractor  # noqa: F401  (the peer: only checked for here)
     except ImportError:

@@ -21,7 +21,7 @@ import json
 import logging
 import marshal
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -147,7 +147,7 @@ def in_order(tasks: Iterable[RangeTask], runner: Callable, marks: bool = True) -
     """The results of ``tasks`` in their order: finished ones read back, the others run
     by ``runner`` (which keeps a bounded number in flight)."""
     done: dict[int, RangeResult] = {}
-    expected: list[int] = []
+    expected: deque[int] = deque()  # numbers handed out and not yet yielded (bounded by the runner's ahead)
 
     def feed():
         for task in tasks:
@@ -158,15 +158,12 @@ def in_order(tasks: Iterable[RangeTask], runner: Callable, marks: bool = True) -
             yield task
 
     results = runner(run_range, feed())
-    nxt = 0
     for _, result in results:
         done[result.number] = result
-        while nxt < len(expected) and expected[nxt] in done:
-            yield done.pop(expected[nxt])
-            nxt += 1
-    while nxt < len(expected) and expected[nxt] in done:
-        yield done.pop(expected[nxt])
-        nxt += 1
+        while expected and expected[0] in done:
+            yield done.pop(expected.popleft())
+    while expected and expected[0] in done:
+        yield done.pop(expected.popleft())
 
 
 def local_runner(workers: int) -> Callable:

@@ -48,7 +48,7 @@ IN_MEMORY_SENTENCES = 1 << 24
 #: record bytes gathered before they are sorted and written as one run
 RUN_BYTES = 64 << 20
 #: runs merged at once (the open files); more runs are merged in rounds
-FAN_IN = 64
+FAN_IN = 128
 _BUFFER = 1 << 16  # read buffer of a run being merged
 _READ = 1 << 20  # bytes of the sentence file read at once (a batch of lines)
 _BATCH = 4096  # records written at once to a split (their words split and counted together)
