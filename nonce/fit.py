@@ -44,8 +44,10 @@ def values_of(pool: CandidatePool, form: str, upos: str, feature: str) -> frozen
     """The values of ``feature`` over ``form``'s analyses as ``upos`` (empty: none has it)."""
     if feature == "Gender":
         return pool.genders(form, upos)
+    # a capitalised form is also read as its lower-case one (sentence-initial Množství)
+    forms = {form, form.lower()}
     return pool.cached(("values", form, upos, feature), lambda: frozenset(
-        v for a, _ in pool.table.analyses(form) if a.upos == upos
+        v for f in forms for a, _ in pool.table.analyses(f) if a.upos == upos
         for v in parse_feats(a.feats).get(feature, "").split(",") if v))
 
 
@@ -84,6 +86,10 @@ def unambiguous(pool: CandidatePool, cands: Choices[str], key: Key, feature: str
     return subset(cands, lambda f: wrong not in values_of(pool, f, upos, feature), _same)
 
 
+def _present_participle(form: str) -> bool:
+    return form.lower().endswith(("nd", "nde", "nden"))
+
+
 def fitting(item: Item, i: int, cands, key, pool: CandidatePool, framed: FrameFilter | None,
             ctx: Context, c):
     """The candidates for position ``i`` that fit its sentence (module doc); None
@@ -99,6 +105,11 @@ def fitting(item: Item, i: int, cands, key, pool: CandidatePool, framed: FrameFi
                       lambda cs: unambiguous(pool, cs, key, feature, item.wrong_value)))
     if upos in FRAME_POS:
         steps.append(("no_frame", ctx.sigs[i], lambda cs: framed.words(cs, key, ctx.sigs[i])))
+        if "VerbForm=Part" in key[1] and "Tense=" not in key[1]:
+            # a participle without Tense (Alpino): a present one (-end) only for a present one
+            present = _present_participle(word)
+            steps.append(("no_frame", ("part", present),
+                          lambda cs: subset(cs, lambda f: _present_participle(f) == present, _same)))
     if ctx.needs[i]:
         steps.append(("no_agreement", ctx.needs[i], lambda cs: needs_fit(pool, cs, key, ctx.needs[i])))
     if ctx.harmony[i]:

@@ -221,3 +221,35 @@ class TestTargets:
         result = make_nonce([item], table, NonceConfig(n=4, lang="it", features=("Person",), values=("1", "2", "3")),
                             random.Random(1), frames=frames)
         assert {v.correct for v in result.items[1:]} == {"canta"}   # never essa applica / *applichi
+
+
+class TestSecondRound:
+    def test_a_target_without_an_object_takes_only_a_mostly_intransitive_lemma(self):
+        frames = Frames({("vermek", "VERB", "Fin|"): {"": 6, "obj": 4}, ("uyumak", "VERB", "Fin|"): {"": 9, "obj": 1}})
+        assert not frames.fits("vermek", "VERB", "Fin|", "", usual_only=True)   # *öyküler veriyorum*
+        assert frames.fits("uyumak", "VERB", "Fin|", "", usual_only=True)
+        assert frames.fits("vermek", "VERB", "Fin|", "")   # a word that is not the target may
+
+    def test_a_capitalised_cue_is_read_as_its_lower_case_form(self):
+        table = ParadigmTable({Analysis("Množství", "množství", "NOUN", "Number=Sing"): 3,
+                               Analysis("množství", "množství", "NOUN", "Number=Plur"): 3,
+                               Analysis("Žena", "žena", "NOUN", "Number=Sing"): 3})
+        pool = CandidatePool(table, PoolOptions(lang="cs"))
+        key = pool.key("Žena", "NOUN", "Number=Sing")
+        assert unambiguous(pool, pool.candidates(key), key, "Number", "Plur").values == ("Žena",)
+
+    def test_a_participle_without_tense_keeps_present_or_past(self):
+        from nonce.fit import fitting
+        from nonce.frames import FrameFilter
+        part = "VerbForm=Part"
+        table = ParadigmTable({Analysis(f, lemma, "VERB", part): 3 for f, lemma in
+                               (("verdwenen", "verdwijnen"), ("gebleven", "blijven"), ("vloeiend", "vloeien"))})
+        pool = CandidatePool(table, PoolOptions(lang="nl"))
+        frames = Frames({(lemma, "VERB", "Part|"): {"": 3} for lemma in ("verdwijnen", "blijven", "vloeien")})
+        item = _item("n", ("het", "is", "verdwenen"), ("PRON", "AUX", "VERB"), ("_", FIN, part), target=1)
+        key = pool.key("verdwenen", "VERB", part)
+
+        class Tally:
+            no_frame = no_candidate_main = 0
+        got = fitting(item, 2, pool.candidates(key), key, pool, FrameFilter(frames, pool), _context(3), Tally())
+        assert got.values == ("gebleven", "verdwenen")   # never *is vloeiend*
