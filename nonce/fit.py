@@ -90,6 +90,12 @@ def _present_participle(form: str) -> bool:
     return form.lower().endswith(("nd", "nde", "nden"))
 
 
+def one_case(pool: CandidatePool, cands: Choices[str], key: Key, case: str) -> Choices[str] | None:
+    """For a cue in ``case``: the candidates with no analysis (same POS) in another case."""
+    upos = key[0]
+    return subset(cands, lambda f: values_of(pool, f, upos, "Case") <= {case}, _same)
+
+
 def fitting(item: Item, i: int, cands, key, pool: CandidatePool, framed: FrameFilter | None,
             ctx: Context, c):
     """The candidates for position ``i`` that fit its sentence (module doc); None
@@ -103,6 +109,11 @@ def fitting(item: Item, i: int, cands, key, pool: CandidatePool, framed: FrameFi
         feature = item.feature.split("[")[0]
         steps.append(("cue_ambiguous", (feature, item.wrong_value),
                       lambda cs: unambiguous(pool, cs, key, feature, item.wrong_value)))
+        case = parse_feats(item.feats[i]).get("Case", "") if item.relation == "subj-verb" else ""
+        if case:
+            # a cue whose replacement is also another case can read as the object of the
+            # wrong verb (Turkish *suyu*, nominative with a possessor or accusative: *suyu dedim*)
+            steps.append(("cue_ambiguous", ("Case", case), lambda cs: one_case(pool, cs, key, case)))
     if upos in FRAME_POS:
         steps.append(("no_frame", ctx.sigs[i], lambda cs: framed.words(cs, key, ctx.sigs[i])))
         if "VerbForm=Part" in key[1] and "Tense=" not in key[1]:

@@ -63,7 +63,7 @@ MIN_SHARE = 0.2
 AGREEING_DEPS = ("det", "amod", "acl", "nummod")
 #: the features a word takes from the words that agree with it when its own lack them
 NEED_FEATURES = ("Case", "Gender", "Number")
-#: a word whose agreeing words disagree: it keeps its form
+#: a word that keeps its form: its agreeing words disagree, or it opens a relative clause
 CONFLICT = (("", ""),)
 
 
@@ -214,9 +214,17 @@ def _needs(words: _Words, w: int) -> tuple:
     return tuple(sorted(need.items()))
 
 
+def _opens_relative(words: _Words, w: int) -> bool:
+    """Whether ``w`` is an adverb opening a relative clause (Dutch *waarin*, *waarop*, which
+    Alpino gives no PronType): another adverb there leaves the clause without its link."""
+    h = int(words.head[w])
+    return (h > w and words.upos[w] == "ADV" and words.rel[h].startswith("acl")
+            and w == min(words.children.get(h, (w,))))
+
+
 def _context(words: _Words, lo: int, hi: int, lang: str | None) -> Context:
     sigs = tuple(words.sig.get(w, "") for w in range(lo, hi))
-    needs = tuple(_needs(words, w) for w in range(lo, hi))
+    needs = tuple(CONFLICT if _opens_relative(words, w) else _needs(words, w) for w in range(lo, hi))
     harmony = tuple(w + 1 < hi and harmonises(str(words.form[w + 1]), lang, str(words.lemma[w + 1]))
                     for w in range(lo, hi))
     return Context(sigs, needs, harmony)

@@ -253,3 +253,36 @@ class TestSecondRound:
             no_frame = no_candidate_main = 0
         got = fitting(item, 2, pool.candidates(key), key, pool, FrameFilter(frames, pool), _context(3), Tally())
         assert got.values == ("gebleven", "verdwenen")   # never *is vloeiend*
+
+
+_NL = """# sent_id = r1
+1\tSport\tsport\tNOUN\t_\tNumber=Sing\t4\tnsubj\t_\t_
+2\tis\tzijn\tAUX\t_\t{fin}\t4\tcop\t_\t_
+3\thet\thet\tDET\t_\t_\t4\tdet\t_\t_
+4\tdecor\tdecor\tNOUN\t_\tNumber=Sing\t0\troot\t_\t_
+5\twaarin\twaarin\tADV\t_\t_\t7\tadvmod\t_\t_
+6\tdramatiek\tdramatiek\tNOUN\t_\tNumber=Sing\t7\tnsubj\t_\t_
+7\tgedijt\tgedijen\tVERB\t_\t{fin}\t4\tacl:relcl\t_\t_
+
+""".format(fin=FIN)
+
+
+class TestThirdRound:
+    def test_an_adverb_opening_a_relative_clause_keeps_its_form(self, tmp_path):
+        path = tmp_path / "it_x-ud-test.conllu"
+        path.write_text(_NL, encoding="utf-8")
+        tb, _ = load_columns([path], workers=1)
+        item = _item("r1", ("Sport", "is", "het", "decor", "waarin", "dramatiek", "gedijt"),
+                     ("NOUN", "AUX", "DET", "NOUN", "ADV", "NOUN", "VERB"),
+                     ("Number=Sing", FIN, "_", "Number=Sing", "_", "Number=Sing", FIN), cue=5, target=6)
+        ctx = frames_of(tb, [item], _stem).of_item(item)
+        assert ctx.needs[4] == CONFLICT and ctx.needs[5] != CONFLICT   # never *het decor genoeg dramatiek gedijt*
+
+    def test_a_subject_cue_takes_no_word_that_is_also_another_case(self):
+        from nonce.fit import one_case
+        nom = "Case=Nom|Number=Sing"
+        table = ParadigmTable({Analysis("suyu", "su", "NOUN", nom): 3, Analysis("suyu", "su", "NOUN", "Case=Acc|Number=Sing"): 3,
+                               Analysis("reklam", "reklam", "NOUN", nom): 3})
+        pool = CandidatePool(table, PoolOptions(lang="tr"))
+        key = pool.key("reklam", "NOUN", nom)
+        assert one_case(pool, pool.candidates(key), key, "Nom").values == ("reklam",)   # never *suyu dedim*
