@@ -161,9 +161,9 @@ def external_runs(dump: Path, work: Path, workers: list[int]) -> None:
         a = agree_run(dump, work, n, f"in-memory-{n}")
         e = agree_run(dump, work, n, f"external-{n}", agree=AGREE_EXTERNAL)
         digests.add(e["sha256"])
-        print(f"--workers {n}: in-memory shuffle {a['wall']:.1f} s wall, {a['cpu']:.1f} s CPU, peak {a['peak_mb']:.0f} MB;"
-              f" external ({e['runs']} run(s)) {e['wall']:.1f} s wall, {e['cpu']:.1f} s CPU, peak {e['peak_mb']:.0f} MB",
-              flush=True)
+        print(f"--workers {n}: in-memory shuffle {a['wall']:.1f} s wall, {a['cpu']:.1f} s CPU, "
+              f"peak {a['peak_mb']:.0f} MB; external ({e['runs']} run(s)) {e['wall']:.1f} s wall, "
+              f"{e['cpu']:.1f} s CPU, peak {e['peak_mb']:.0f} MB", flush=True)
     if len(digests) != 1:
         raise SystemExit(f"the external shuffle's outputs differ between worker counts: {sorted(digests)}")
     print(f"external shuffle: outputs identical at {len(workers)} worker counts (sha256 {digests.pop()[:12]})")
@@ -198,6 +198,15 @@ def shuffle_cost(dump: Path, work: Path) -> None:
               f"{r['in-memory']['cpu']:.1f} s CPU, peak {r['in-memory']['peak_mb']:.0f} MB; external "
               f"{r['external']['cpu']:.1f} s CPU, peak {r['external']['peak_mb']:.0f} MB "
               f"({extra:+.1f} s, {1e6 * extra / lines:+.1f} us a sentence)", flush=True)
+
+
+def wikiextractor_run(dump: Path, work: Path, workers: int, tag: str) -> tuple[dict, int]:
+    out = work / f"we-{tag}"
+    shutil.rmtree(out, ignore_errors=True)
+    r = timed(WIKIEXTRACTOR + [str(dump), "--processes", str(workers), "-o", str(out), "-q"])
+    words = extracted_words(out)
+    shutil.rmtree(out)
+    return r, words
 
 
 def main() -> None:
