@@ -21,7 +21,8 @@ features. Three things the features do not show can still break the sentence:
 - **Agreement the annotation leaves out.** A word whose own features lack Gender or
   Number takes them from the words that agree with it (:func:`agreeing`): its
   determiners, adjectives, participles and numerals, the relative pronouns of its
-  relative clauses, its head noun for an adjective, its subject for a predicate.
+  relative clauses, the genitive postposition of its possessor (Hindi *की*), its head
+  noun for an adjective, its subject for a predicate.
   Spanish *persona* annotated ``Number=Sing`` only must stay feminine before *electa*;
   German *Senat, welcher* never becomes *Gericht, welcher*; Italian *le grandi* never
   *le shakespeariani*. The need is a tuple of (feature, value); when those words
@@ -181,6 +182,8 @@ def agreeing(words: _Words, w: int) -> list[int]:
         base = rc.split(":")[0]
         if base in AGREEING_DEPS and (base != "acl" or words.upos[c] == "ADJ" or "VerbForm=Part" in words.feats[c]):
             out.append(c)
+        elif base == "nmod":      # a genitive postposition agreeing with the possessed noun
+            out.extend(g for g in words.children.get(c, ()) if words.rel[g] == "case" and "Gender=" in words.feats[g])
         elif rc == "acl:relcl":   # the relative pronouns of its relative clause
             out.extend(g for g in words.children.get(c, ()) if "PronType=Rel" in words.feats[g])
         elif base == "nsubj" and words.upos[w] in ("ADJ", "VERB"):

@@ -286,3 +286,20 @@ class TestThirdRound:
         pool = CandidatePool(table, PoolOptions(lang="tr"))
         key = pool.key("reklam", "NOUN", nom)
         assert one_case(pool, pool.candidates(key), key, "Nom").values == ("reklam",)   # never *suyu dedim*
+
+
+_HI = """# sent_id = h1
+1\tबात\tबात\tNOUN\t_\tGender=Fem|Number=Sing\t3\tnmod\t_\t_
+2\tकी\tका\tADP\t_\tGender=Fem|Number=Sing\t1\tcase\t_\t_
+3\tविरासत\tविरासत\tNOUN\t_\tNumber=Sing\t0\troot\t_\t_
+
+"""
+
+
+def test_a_noun_takes_its_gender_from_the_genitive_postposition_of_its_possessor(tmp_path):
+    path = tmp_path / "it_x-ud-test.conllu"
+    path.write_text(_HI, encoding="utf-8")
+    tb, _ = load_columns([path], workers=1)
+    item = _item("h1", ("बात", "की", "विरासत"), ("NOUN", "ADP", "NOUN"),
+                 ("Gender=Fem|Number=Sing", "Gender=Fem|Number=Sing", "Number=Sing"), cue=0, target=1)
+    assert frames_of(tb, [item], _stem).of_item(item).needs[2] == (("Gender", "Fem"),)   # never *की प्रस्ताव*
