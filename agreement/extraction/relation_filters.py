@@ -7,8 +7,8 @@ or ``unimorph``), then the reinflection model (:class:`treebanks.reinflect.Reinf
 trained on the run's pooled counts): the target's cell with the contrasted feature
 changed, generated only when its rule class is at least 95% right on held-out cells
 (``wrong_source`` ``generated``), else the target's own form rewritten by the rule of the
-agreement change alone, learned across tenses and moods (:meth:`Reinflector.by_change`:
-Turkish *geçti* -> 1sg *geçtim*, where no lemma has both cells of that tense often enough).
+agreement change alone, learned across tenses and moods, for verbs (:meth:`Reinflector.by_change`:
+Turkish *geliyor* -> 1sg *geliyorum*, where no lemma has both cells of that tense often enough).
 A value whose form is spelled like the target is passed over for the next one (Person).
 
 Filters (:func:`relation_filters`), each an :class:`ItemFilter` counted under its name,
@@ -86,7 +86,7 @@ def morphology_wrong_forms(pooled: PooledParadigms, model: Reinflector, alt: str
         stem, tried = file_stem(arc.sentence.source), values_of(arc.features[0], arc.value[0])
         # a value spelled like the target (English 2sg *think* for 1sg *think*) makes no pair:
         # the next value is tried (3sg *thinks*); the first such form is kept for same_spelling
-        same = None
+        same, syncretic = None, set()
         for vals in tried:
             for cell in _finite_spellings(t.upos, t.feats):
                 wrong = pooled.wrong_form(stem, t.lemma, t.upos, cell, arc.carried, vals, alt)
@@ -96,19 +96,26 @@ def morphology_wrong_forms(pooled: PooledParadigms, model: Reinflector, alt: str
                     if choice.form != t.form:
                         return choice
                     same = same or choice
+                    syncretic.add(vals)   # attested as the target's spelling: not generated otherwise
         feats = parse_feats(t.feats)
         own = t.form[:1].lower() + t.form[1:]   # the model's rules are learned on forms inside a sentence
         for vals in tried:
+            if vals in syncretic:
+                continue   # Croatian genitive plural *novih* is every gender's: no *novh* for the neuter
             for v in vals:
                 cell = format_feats({**feats, arc.carried: v})
-                # else the change of agreement alone, learned across tenses, from the target's own form
-                g = model.form_of(t.lemma, t.upos, cell) or model.by_change(own, t.lemma, t.upos, t.feats, cell)
+                # else, for a verb, the change of agreement alone, learned across tenses, from the
+                # target's own form (not for adjectives: Croatian genitive *indijskog* -> *indijskih*
+                # is right, but *premijera* is also the genitive plural, which no treebank attests)
+                g = model.form_of(t.lemma, t.upos, cell) or (
+                    model.by_change(own, t.lemma, t.upos, t.feats, cell) if t.upos in ("VERB", "AUX") else None)
                 if g is not None and g.origin == GENERATED:
                     choice = WrongChoice(match_case(g.form, t.form, capitalise=True), v, GENERATED, cell)
                     if choice.form != t.form:
                         generated[Analysis(g.form, t.lemma, t.upos, cell)] = 0
                         return choice
                     same = same or choice
+                    break   # one value of the set spelled like the target: the set is syncretic
         if same is not None:
             return same
         rejected = any(pooled.rejected(t.lemma, t.upos, t.feats, arc.carried, vals) for vals in tried)
