@@ -51,7 +51,7 @@ from treebanks.features import parse_feats
 from treebanks.sounds import harmonises
 
 #: dependent relations that make a frame (subtypes count as themselves: ``expl:pv``)
-FRAME_RELS = ("obj", "iobj", "ccomp", "xcomp", "csubj", "expl", "obl:arg", "compound:prt")
+FRAME_RELS = ("obj", "iobj", "ccomp", "xcomp", "csubj", "expl", "obl:arg", "compound:prt", "compound:lvc")
 #: relations whose dependent's marker (its case or mark child) is part of the frame entry
 MARKED = ("obj", "iobj", "ccomp", "xcomp", "csubj", "obl:arg")
 #: dependents that make a verb passive
@@ -116,9 +116,15 @@ class Frames:
         if usual_only:
             # a target without an object: a lemma that often takes one would let the cue
             # read as its object once the verb disagrees (Turkish *öyküler veriyorum*)
-            with_obj = sum(k for f, k in got.items() if "obj" in f.split("+"))
-            return sig == usual and ("obj" in sig.split("+") or with_obj <= MIN_SHARE * sum(got.values()))
+            with_obj = sum(k for f, k in got.items() if _has_object(f))
+            return sig == usual and (_has_object(sig) or with_obj <= MIN_SHARE * sum(got.values()))
         return sig == usual or (sig != "" and got[sig] >= MIN_SHARE * sum(got.values()))
+
+
+def _has_object(sig: str) -> bool:
+    """Whether frame ``sig`` has an object: ``obj`` (with a marker or not) or the noun of a
+    light verb (``compound:lvc``, Turkish *karar ver-*, *açıklama yap-*)."""
+    return any(e == "obj" or e.startswith(("obj:", "compound:lvc")) for e in sig.split("+") if e)
 
 
 class _Words:
@@ -159,7 +165,7 @@ class _Words:
                 continue
             if r.startswith("expl"):
                 entries[h].add(r)
-            elif base == "compound:prt":
+            elif base in ("compound:prt", "compound:lvc"):
                 entries[h].add(f"{base}:{str(self.lemma[w]).lower()}")
             else:
                 m = self.marker(w) if base in MARKED else ""

@@ -303,3 +303,9 @@ def test_a_noun_takes_its_gender_from_the_genitive_postposition_of_its_possessor
     item = _item("h1", ("बात", "की", "विरासत"), ("NOUN", "ADP", "NOUN"),
                  ("Gender=Fem|Number=Sing", "Gender=Fem|Number=Sing", "Number=Sing"), cue=0, target=1)
     assert frames_of(tb, [item], _stem).of_item(item).needs[2] == (("Gender", "Fem"),)   # never *की प्रस्ताव*
+
+
+def test_a_light_verb_noun_counts_as_an_object():
+    """Turkish yapmak mostly takes a noun as compound:lvc (açıklama yap-): korkuyor never becomes yapıyor."""
+    frames = Frames({("yap", "VERB", "Fin|"): {"": 5, "compound:lvc:açıklama": 4, "obj:a": 1}})
+    assert not frames.fits("yap", "VERB", "Fin|", "", usual_only=True)
