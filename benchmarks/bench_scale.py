@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from agreement.scoring.executors import InProcessExecutor, RayExecutor
-from agreement.score_dir import ScoreOptions, score_to_dir
+from agreement.score_dir import Execution, ModelLoading, WhatToScore, score_to_dir
 from formats.run import RunContext
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -91,13 +91,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         data, pairs = sample(tmp / "blimp", args.pairs_per_paradigm)
-        opts = ScoreOptions(method="sentence", threads=1, engine=args.engine, shard_size=args.shard_size)
+        sentence = WhatToScore(method="sentence")
+        opts = (ModelLoading(threads=1, engine=args.engine), Execution(shard_size=args.shard_size))
         shards = -(-pairs // args.shard_size)
         print(f"{pairs} BLiMP pairs in {shards} shards of {args.shard_size}, SmolLM2 on {args.engine}, "
               f"1 thread per worker; load average before: {load[0]:.2f} on {os.cpu_count()} CPUs")
 
         def run(name, executor, options=opts, model=f"gguf:{smol}", testset=data):
-            return timed(lambda: score_to_dir(RunContext("score", out=tmp / name), [str(testset)], [model], options,
+            loading, execution = options
+            return timed(lambda: score_to_dir(RunContext("score", out=tmp / name), [str(testset)], [model],
+                                              what=sentence, loading=loading, execution=execution,
                                               executor=executor))
 
         base = run("one", InProcessExecutor(threads=1))
@@ -112,7 +115,7 @@ def main() -> None:
             print(f"ray, {n} worker(s) x 1 thread: {pairs / t:7.2f} pairs/s  ({t:.1f} s), "
                   f"{base / t:.2f}x in-process; items.tsv {'identical' if same else 'DIFFERS'}")
         uni = unigram_model(tmp)
-        tiny = ScoreOptions(method="sentence", shard_size=4)
+        tiny = (ModelLoading(), Execution(shard_size=4))
         local = run("u-one", InProcessExecutor(), tiny, str(uni))
         remote = run("u-ray", RayExecutor(workers=1, threads=1), tiny, str(uni))
         n_shards = -(-pairs // 4)

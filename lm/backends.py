@@ -7,10 +7,10 @@ inspect``). Each backend's folder defines its record; :data:`lm.load.BACKENDS` l
 them, and :mod:`lm.load` is the only reader (``load_model``, ``model_spec``,
 ``open_model``), so adding a backend touches no caller.
 
-Options: the command line hands every model the same :data:`SHARED_OPTIONS` (a
-``--device`` for a KenLM model among them); a backend whose options do not name one is
-not given it, and any other option it does not name is an :class:`LMError` naming the
-option and the kind (:func:`take_options`).
+Options: the command line hands every model the same :class:`ModelLoading` record (a
+``--device`` for a KenLM model among them: :data:`SHARED_OPTIONS` are its fields); a
+backend whose options do not name one is not given it, and any other option it does not
+name is an :class:`LMError` naming the option and the kind (:func:`take_options`).
 """
 from __future__ import annotations
 
@@ -22,10 +22,34 @@ from typing import Callable, Iterable
 
 from lm.errors import LMError
 
-#: the model options the command line hands every model, whatever its kind; a kind
-#: that does not take one is not given it
-SHARED_OPTIONS = ("device", "dtype", "batch_size", "convention", "threads", "engine",
-                  "carry_state")
+@dataclass(frozen=True)
+class ModelLoading:
+    """How every model of a run is loaded, whatever its kind (``agree score``'s model
+    options; None: the backend's default). Each backend takes the fields its own options
+    record names (:meth:`Backend.take`) and is not given the others.
+
+    batch_size, device, dtype  sequences per pass, where the weights live, their type
+    convention   the text subword models read (:mod:`lm.pieces`)
+    threads      each model's CPU threads (llama.cpp's and torch's)
+    engine       the engine of a GGUF file or a Hugging Face directory
+    carry_state  the hidden state carried across sentences (agree's LSTM)
+    """
+    batch_size: int | None = None
+    device: str | None = None
+    dtype: str | None = None
+    engine: str | None = None
+    threads: int | None = None
+    carry_state: bool = False
+    convention: str | None = "agree"
+
+    def given(self) -> dict:
+        """The options set (not None), by name: what a backend is handed."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
+
+
+#: the model options the command line hands every model, whatever its kind (the fields of
+#: :class:`ModelLoading`); a kind that does not take one is not given it
+SHARED_OPTIONS = tuple(f.name for f in dataclasses.fields(ModelLoading))
 
 
 @dataclass(frozen=True)
@@ -75,8 +99,11 @@ class Backend:
     def described(self) -> str:
         return self.what or f"a {self.kind} model"
 
-    def take(self, options: dict):
-        """``options`` as this backend's :attr:`options` record (:func:`take_options`)."""
+    def take(self, options: "dict | ModelLoading"):
+        """``options`` (a dict, or the run's :class:`ModelLoading`) as this backend's
+        :attr:`options` record (:func:`take_options`)."""
+        if isinstance(options, ModelLoading):
+            options = options.given()
         names = [f.name for f in dataclasses.fields(self.options)]
         return self.options(**take_options(names, self.kind, options))
 

@@ -21,7 +21,7 @@ from typing import Sequence
 
 from formats.manifest import rooted
 from formats.vocab import check_vocab
-from lm.backends import Backend
+from lm.backends import Backend, ModelLoading
 from lm.base import CONFIG_FILE, Scorer
 from lm.errors import FieldError, LMError, literal
 from lm.gguf.load import GGUF
@@ -70,11 +70,15 @@ def _find(kind: str) -> Backend | None:
     return next((b for b in BACKENDS if b.kind == kind), None)
 
 
-def load_model(model: str | os.PathLike | ModelSpec, **options) -> Scorer:
+def load_model(model: str | os.PathLike | ModelSpec, loading: ModelLoading | None = None,
+               **options) -> Scorer:
     """Load any model as a :class:`Scorer`: a :class:`ModelSpec`, or one spec's text
-    (a model directory, ``hf:DIR``, ``gguf:FILE``). ``options`` go to the backend as its
-    options record (e.g. ``device="cuda"``, ``carry_state=True``, ``batch_size=256``,
-    ``engine``; those it does not take: :func:`lm.backends.take_options`)."""
+    (a model directory, ``hf:DIR``, ``gguf:FILE``). ``loading`` (a run's options for
+    every model) and ``options`` (by name, over it) go to the backend as its options
+    record (e.g. ``device="cuda"``, ``carry_state=True``, ``batch_size=256``, ``engine``;
+    those it does not take: :func:`lm.backends.take_options`)."""
+    if loading is not None:
+        options = {**loading.given(), **options}
     spec = model if isinstance(model, ModelSpec) else model_spec(model)
     found = _find(spec.kind)
     config = None if found is not None and found.file else read_config(spec.directory)

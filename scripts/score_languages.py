@@ -67,7 +67,7 @@ from agreement.errors import DomainError  # noqa: E402
 from agreement.extraction.itemtools import as_word, file_stem  # noqa: E402
 from agreement.reporting.languages import (language_figures, language_table, on_rows_of, plot_languages,  # noqa: E402
                                            write_figures)
-from agreement.score_dir import ScoreOptions, score_to_dir  # noqa: E402
+from agreement.score_dir import ModelLoading, score_to_dir  # noqa: E402
 from formats.items import Item, write_items  # noqa: E402
 from formats.manifest import write_manifest  # noqa: E402
 from formats.release import read_release  # noqa: E402
@@ -370,7 +370,7 @@ def main(argv=None) -> int:
                        "--threads", str(args.threads), "--out", f"{lang}/{slug(name)}"],
                       lambda run, name=name, spec=spec, lang=lang: score_to_dir(
                           run, [f"{lang}/sample"], [f"{name}={spec}"],
-                          ScoreOptions(engine="llama.cpp", threads=args.threads)))
+                          loading=ModelLoading(engine="llama.cpp", threads=args.threads)))
         scored[lang] = [] if args.no_baseline else unigram(
             steps, lang, treebank_files(release / lang), lambda lang=lang: pairs(lang), args.folds)
         say(f"{lang}: scored ({time.perf_counter() - t0:.0f} s so far)")

@@ -15,7 +15,7 @@ import pytest
 
 from agreement.scoring.executors import InProcessExecutor, RayExecutor
 from agreement.scoring.executors.worker import GuardedWorker
-from agreement.score_dir import ScoreOptions, score_to_dir
+from agreement.score_dir import Execution, ModelLoading, Reporting, score_to_dir
 from conftest import ROOT, run_agree
 from formats.items import write_items
 from gguf_fixtures import smol_path
@@ -29,7 +29,8 @@ from test_shards import MANY, outputs
 from formats.run import RunContext
 
 pytestmark = pytest.mark.slow
-OPTS = ScoreOptions(shard_size=2, surprisal=True, threads=1)
+OPTS = {"execution": Execution(shard_size=2), "reporting": Reporting(surprisal=True),
+        "loading": ModelLoading(threads=1)}
 
 
 @pytest.fixture
@@ -41,8 +42,8 @@ def testset(tmp_path):
 
 def same_as_in_process(tmp_path, testset, models, options=OPTS, executor=None) -> dict:
     """Score in this process and on Ray; assert equal outputs; the Ray run's manifest."""
-    score_to_dir(RunContext("score", out=tmp_path / "one"), [testset], models, options, executor=InProcessExecutor(threads=1))
-    score_to_dir(RunContext("score", out=tmp_path / "ray"), [testset], models, options,
+    score_to_dir(RunContext("score", out=tmp_path / "one"), [testset], models, **options, executor=InProcessExecutor(threads=1))
+    score_to_dir(RunContext("score", out=tmp_path / "ray"), [testset], models, **options,
                  executor=executor or RayExecutor(workers=2, threads=1))
     assert outputs(tmp_path / "ray") == outputs(tmp_path / "one")
     return json.loads((tmp_path / "ray" / "manifest.json").read_text())
@@ -65,7 +66,7 @@ def test_hugging_face_directories(ray_cluster, tmp_path, testset, kind):
 def test_gguf_with_either_engine(ray_cluster, tmp_path, engine):
     (tmp_path / "four").mkdir()
     write_items(tmp_path / "four" / "items.tsv", MANY[:4])           # SmolLM2 at one thread: few items
-    options = ScoreOptions(shard_size=2, threads=1, engine=engine)
+    options = {"execution": Execution(shard_size=2), "loading": ModelLoading(threads=1, engine=engine)}
     workers = 2 if engine == "llama.cpp" else 1      # transformers dequantises the file: slow to load
     same_as_in_process(tmp_path, str(tmp_path / "four"), [f"gguf:{smol_path()}"], options,
                        executor=RayExecutor(workers=workers, threads=1))
@@ -137,16 +138,16 @@ def test_a_worker_that_dies_for_good_leaves_shards_to_resume(ray_cluster, tmp_pa
     from agreement.errors import AgreeError
 
     models = [str(unigram(tmp_path / "u1", SING))]
-    score_to_dir(RunContext("score", out=tmp_path / "one"), [testset], models, OPTS)
+    score_to_dir(RunContext("score", out=tmp_path / "one"), [testset], models, **OPTS)
     executor = KillOne(tmp_path / "marker", workers=2, threads=1, max_restarts=0)
     with pytest.raises(AgreeError, match=r"a Ray worker for model died 1 times .* run the same command again"):
-        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, OPTS, executor=executor)
+        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, **OPTS, executor=executor)
     assert executor.died()
     assert not (tmp_path / "o").exists()
     kept = len(list((tmp_path / "o.partial").glob("*/[!v]*.npz")))
     assert 1 <= kept < 5
     capsys.readouterr()
-    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, OPTS, executor=RayExecutor(workers=2, threads=1))
+    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, **OPTS, executor=RayExecutor(workers=2, threads=1))
     assert f"model: {kept} of 5 shards finished earlier (kept), {5 - kept} to score" in capsys.readouterr().err
     assert outputs(tmp_path / "o") == outputs(tmp_path / "one")
 

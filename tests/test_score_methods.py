@@ -12,7 +12,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agreement.score_dir import ScoreOptions, score_to_dir
+from agreement.score_dir import Execution, Reporting, score_to_dir
 from conftest import run_agree
 from formats.items import Item, write_items
 from formats.run import RunContext
@@ -139,12 +139,12 @@ def test_scored_files_without_the_new_columns_still_read(tmp_path, mixed):
 
 def test_shards_and_a_resumed_run_keep_each_item_s_method(tmp_path, mixed):
     m = unigram(tmp_path / "u", CORPUS)
-    opts = ScoreOptions(shard_size=2, surprisal=True)
-    score_to_dir(RunContext("score", out=tmp_path / "one"), [str(mixed)], [str(m)], ScoreOptions(surprisal=True))
+    opts = {"execution": Execution(shard_size=2), "reporting": Reporting(surprisal=True)}
+    score_to_dir(RunContext("score", out=tmp_path / "one"), [str(mixed)], [str(m)], reporting=Reporting(surprisal=True))
     with pytest.raises(KeyboardInterrupt):
-        score_to_dir(RunContext("score", out=tmp_path / "cut"), [str(mixed)], [str(m)], opts, executor=Cut(2))
+        score_to_dir(RunContext("score", out=tmp_path / "cut"), [str(mixed)], [str(m)], **opts, executor=Cut(2))
     assert len(list((tmp_path / "cut.partial").glob("*/*.npz"))) == 3   # the vocabulary and two shards
-    score_to_dir(RunContext("score", out=tmp_path / "cut"), [str(mixed)], [str(m)], opts)
+    score_to_dir(RunContext("score", out=tmp_path / "cut"), [str(mixed)], [str(m)], **opts)
     assert outputs(tmp_path / "cut") == outputs(tmp_path / "one")
     assert read_scored(tmp_path / "cut").method.tolist() == ["target", "target", "sentence", "sentence", "sentence"]
 

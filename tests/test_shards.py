@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agreement.scoring.executors import InProcessExecutor, make_executor
-from agreement.score_dir import ScoreOptions, score_to_dir
+from agreement.score_dir import Execution, ModelLoading, Reporting, score_to_dir
 from agreement.scoring.shards import SHARD_SIZE, WORK_MARKER
 from conftest import run_agree
 from formats.items import write_items
@@ -20,7 +20,7 @@ from formats.run import RunContext
 
 #: 9 items in shards of 2: five shards, the last one short
 MANY = ITEMS + [item(f"x{i}", 0, "the dog", "runs", "run") for i in range(4)]
-OPTS = ScoreOptions(shard_size=2, surprisal=True)
+OPTS = {"execution": Execution(shard_size=2), "reporting": Reporting(surprisal=True)}
 
 
 class Cut(InProcessExecutor):
@@ -60,8 +60,8 @@ def test_shards_are_the_chunks_a_one_process_run_always_scored():
 
 def test_output_is_the_same_whatever_the_shard_size(tmp_path, testset, capsys):
     m = unigram(tmp_path / "u", SING)
-    score_to_dir(RunContext("score", out=tmp_path / "a"), [testset], [str(m)], ScoreOptions(surprisal=True))
-    score_to_dir(RunContext("score", out=tmp_path / "b"), [testset], [str(m)], OPTS)
+    score_to_dir(RunContext("score", out=tmp_path / "a"), [testset], [str(m)], reporting=Reporting(surprisal=True))
+    score_to_dir(RunContext("score", out=tmp_path / "b"), [testset], [str(m)], **OPTS)
     assert "shards" not in capsys.readouterr().err             # a fresh run: nothing kept to speak of
     assert outputs(tmp_path / "a") == outputs(tmp_path / "b")
     execution = json.loads((tmp_path / "b" / "manifest.json").read_text())["execution"]
@@ -73,15 +73,15 @@ def test_output_is_the_same_whatever_the_shard_size(tmp_path, testset, capsys):
 def test_an_interrupted_run_resumes_with_only_the_missing_shards(tmp_path, testset, capsys):
     m1, m2 = unigram(tmp_path / "u1", SING), unigram(tmp_path / "u2", PLUR)
     models = [str(m1), str(m2)]
-    score_to_dir(RunContext("score", out=tmp_path / "whole"), [testset], models, OPTS)
+    score_to_dir(RunContext("score", out=tmp_path / "whole"), [testset], models, **OPTS)
     with pytest.raises(KeyboardInterrupt):
-        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, OPTS, executor=Cut(after=7))
+        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, **OPTS, executor=Cut(after=7))
     assert not (tmp_path / "o").exists()
     work = tmp_path / "o.partial"
     assert (work / WORK_MARKER).is_file()
     assert len(list(work.glob("*/[!v]*.npz"))) == 7       # model 1's five shards, two of model 2
     assert f"kept 7 finished shard(s) in {work}" in capsys.readouterr().err
-    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, OPTS)
+    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, **OPTS)
     err = capsys.readouterr().err
     assert "u1/model: 5 of 5 shards finished earlier (kept), 0 to score" in err
     assert "u2/model: 2 of 5 shards finished earlier (kept), 3 to score" in err
@@ -92,43 +92,43 @@ def test_an_interrupted_run_resumes_with_only_the_missing_shards(tmp_path, tests
 def test_a_changed_model_file_discards_its_shards(tmp_path, testset, capsys):
     m = unigram(tmp_path / "u", SING)
     with pytest.raises(KeyboardInterrupt):
-        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], OPTS, executor=Cut(after=3))
+        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS, executor=Cut(after=3))
     shutil.rmtree(m)
     unigram(tmp_path / "v", PLUR)
     shutil.copytree(tmp_path / "v" / "model", m)           # same path, other counts
     capsys.readouterr()
-    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], OPTS)
+    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS)
     err = capsys.readouterr().err
     assert (f"{tmp_path / 'o.partial'}: discarded 3 finished shard(s) of model: the model changed "
             "since they were scored (") in err
     assert "counts.tsv" in err and "sha256 differs" in err
     assert "model: 0 of 5 shards finished earlier (kept), 5 to score" in err
-    score_to_dir(RunContext("score", out=tmp_path / "fresh"), [testset], [str(m)], OPTS)
+    score_to_dir(RunContext("score", out=tmp_path / "fresh"), [testset], [str(m)], **OPTS)
     assert outputs(tmp_path / "o") == outputs(tmp_path / "fresh")
 
 
 def test_a_changed_test_set_discards_the_shards_it_changed(tmp_path, testset, capsys):
     m = unigram(tmp_path / "u", SING)
     with pytest.raises(KeyboardInterrupt):
-        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], OPTS, executor=Cut(after=3))
+        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS, executor=Cut(after=3))
     changed = MANY[:2] + [item("b", 0, "the dogs", "sleep", "sleeps")] + MANY[3:]   # shard 2 differs
     write_items(Path(testset) / "items.tsv", changed)
     capsys.readouterr()
-    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], OPTS)
+    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS)
     err = capsys.readouterr().err
     assert (f"{tmp_path / 'o.partial'}: discarded 1 finished shard(s) of model: the test set changed "
             f"since they were scored ({Path(testset) / 'items.tsv'}: sha256 differs)") in err
     assert "model: 2 of 5 shards finished earlier (kept), 3 to score" in err
-    score_to_dir(RunContext("score", out=tmp_path / "fresh"), [testset], [str(m)], OPTS)
+    score_to_dir(RunContext("score", out=tmp_path / "fresh"), [testset], [str(m)], **OPTS)
     assert outputs(tmp_path / "o") == outputs(tmp_path / "fresh")
 
 
 def test_other_options_that_change_scores_discard_too(tmp_path, testset, capsys):
     m = unigram(tmp_path / "u", SING)
     with pytest.raises(KeyboardInterrupt):
-        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], OPTS, executor=Cut(after=2))
+        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS, executor=Cut(after=2))
     capsys.readouterr()
-    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], ScoreOptions(shard_size=2, surprisal=True, batch_size=7))
+    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS, loading=ModelLoading(batch_size=7))
     assert "options that change scores differ (batch_size None -> 7)" in capsys.readouterr().err
 
 
@@ -163,6 +163,6 @@ def test_workers_and_address_need_the_ray_executor():
 
 def test_carry_state_runs_in_one_stream_without_shards(tmp_path, testset):
     m = unigram(tmp_path / "u", SING)
-    run = score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], ScoreOptions(carry_state=True))
+    run = score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], loading=ModelLoading(carry_state=True))
     assert run.rows == len(MANY)
     assert json.loads((tmp_path / "o" / "manifest.json").read_text())["execution"]["shards"] == 0

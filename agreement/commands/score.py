@@ -7,7 +7,7 @@ import click
 
 from agreement.options import CPUS, SIZE, WORKERS, device_option, out_option, pass_run, quiet_option, \
     seed_option
-from agreement.score_dir import ScoreOptions, score_to_dir
+from agreement.score_dir import Execution, ModelLoading, Reporting, WhatToScore, score_to_dir
 from formats.testsets import FORMATS
 from agreement.scoring.normalize import NORMALIZATIONS, check_normalize, load_unigram
 from lm.pieces import CONVENTIONS, DEFAULT, check_convention
@@ -170,16 +170,17 @@ def score(run, testsets, models, columns, humans, method, fmt, curve, lang, surp
     the probability that the next piece cannot continue the word; a tie is never
     correct.
     """
-    options = ScoreOptions(method=method, fmt=fmt, from_outputs=columns, humans=humans, reference=reference,
-                           surprisal=surprisal, units=units, require_in_vocab=require_in_vocab,
-                           carry_state=carry_state, batch_size=batch_size, device=device, dtype=dtype,
-                           engine=engine, threads=threads, executor=executor, workers=workers,
-                           ray_address=ray_address, curve=curve, lang=lang,
-                           convention=check_convention(convention, method),
-                           normalize=None if check_normalize(normalize, unigram, method) == "sum" else normalize,
-                           unigram=unigram)
+    convention = check_convention(convention, method)   # checked in this order: the first error is said
+    normalize = None if check_normalize(normalize, unigram, method) == "sum" else normalize
+    what = WhatToScore(fmt=fmt, lang=lang, method=method, from_outputs=columns, require_in_vocab=require_in_vocab,
+                       curve=curve, normalize=normalize, unigram=unigram)
+    loading = ModelLoading(batch_size=batch_size, device=device, dtype=dtype, engine=engine, threads=threads,
+                           carry_state=carry_state, convention=convention)
+    reporting = Reporting(humans=humans, reference=reference, surprisal=surprisal, units=units)
+    execution = Execution(executor=executor, workers=workers, ray_address=ray_address)
     if unigram:   # read before any model scores: a wrong directory is one line at once
         load_unigram(unigram).close()
-    result = score_to_dir(run, testsets, models, options)
+    result = score_to_dir(run, testsets, models, what=what, loading=loading, execution=execution,
+                          reporting=reporting)
     click.echo(result.table, nl=False)
     log.info(f"wrote {result.rows} scored rows and the summary to {run.out}")

@@ -32,7 +32,7 @@ from agreement.extraction.constructions import summary_table
 from agreement.extraction.extract import ExtractConfig, parse_features, parse_values
 from agreement.extraction.extract_dir import extract_to_dir
 from agreement.reporting.demo_report import ModelInfo, ReportInputs, accuracy, finding as state_finding, write_demo_report
-from agreement.score_dir import ScoreOptions, ScoreRun, score_to_dir
+from agreement.score_dir import Execution, ScoreRun, score_to_dir
 from formats.manifest import read_manifest, write_manifest
 from formats.run import RunContext
 from formats.vocab import vocab_words
@@ -238,7 +238,7 @@ def _train(config: DemoConfig, run: RunContext, arch: str, **options) -> None:
 
 def _score(config: DemoConfig, run: RunContext) -> ScoreRun:
     return score_to_dir(run, ["nonce"], [f"{m.name}=models/{m.name}" for m in MODELS],
-                        ScoreOptions(torch_threads=THREADS))
+                        execution=Execution(torch_threads=THREADS))
 
 
 #: train-lm options the demo's ``lstm_options`` (CLI words) may use: flag -> (field,

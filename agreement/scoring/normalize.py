@@ -32,6 +32,7 @@ import numpy as np
 
 from formats.scored import ScoredTable
 from formats.spacing import render
+from lm.backends import ModelLoading
 from lm.errors import FieldError, literal
 from lm.load import load_model
 from lm.pieces import spaces_of
@@ -120,9 +121,9 @@ def normalize_table(table: ScoredTable, name: str, scorers: Mapping[str, object]
 
 
 def apply_normalization(table: ScoredTable, name: str, specs: Sequence, unigram: str | None,
-                        pair: Callable, **load_options) -> ScoredTable:
+                        pair: Callable, loading: ModelLoading) -> ScoredTable:
     """:func:`normalize_table` with what ``name`` needs loaded here: each model of ``specs``
-    (``token``: its tokenizer's pieces; loaded with ``load_options``, closed after) and
+    (``token``: its tokenizer's pieces; loaded with ``loading``, closed after) and
     the ``unigram`` model (``slor``)."""
     if name == "sum":
         return table
@@ -130,7 +131,7 @@ def apply_normalization(table: ScoredTable, name: str, specs: Sequence, unigram:
     try:
         if name == "token":
             for spec in specs:
-                scorer = load_model(spec, **load_options)
+                scorer = load_model(spec, loading)
                 scorers[scorer.name] = scorer
         else:   # bytes, characters and words need no model: a stand-in that names each
             scorers = {spec.name or str(spec.directory): None for spec in specs}

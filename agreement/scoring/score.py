@@ -41,6 +41,7 @@ from agreement.errors import AgreeError
 from treebanks.errors import literal
 from agreement.scoring.normalize import apply_normalization
 from agreement.scoring.score_checks import check_finite, counted_skips
+from agreement.scoring.settings import ModelLoading, WhatToScore
 from agreement.scoring.span import span_logprobs, target_span
 from agreement.scoring.syntaxgym import PredictionOutcome, evaluate_suites
 from formats.detok import space_after as rule_spacing
@@ -61,9 +62,10 @@ METHODS = ("target", "sentence")
 CHUNK_SIZE = 1024
 
 
-def load_scorers(specs: Sequence[ModelSpec], **options):
-    """Load each model (:func:`lm.load.load_model`) as an ``lm.base.Scorer`` named after its spec."""
-    return [load_model(spec, **options) for spec in specs]
+def load_scorers(specs: Sequence[ModelSpec], loading: ModelLoading):
+    """Load each model (:func:`lm.load.load_model`, with ``loading``) as an ``lm.base.Scorer``
+    named after its spec."""
+    return [load_model(spec, loading) for spec in specs]
 
 
 # --------------------------------------------------------------------------- scoring
@@ -266,31 +268,30 @@ class Scoring:
         return tuple(n for ts in self.testsets for n in (*ts.notes, *ts.info))
 
 
-def score_testsets(testsets: Sequence[TestSet], specs: Sequence[ModelSpec] = (), *,
-                   from_outputs: Sequence[str] = (), require_in_vocab: bool = False,
-                   method: str = "target", on_words: Callable | None = None,
-                   score_models: Callable | None = None, normalize: str = "sum",
-                   unigram: str | None = None, **load_options) -> Scoring:
+def score_testsets(testsets: Sequence[TestSet], specs: Sequence[ModelSpec] = (),
+                   what: WhatToScore = WhatToScore(), loading: ModelLoading = ModelLoading(), *,
+                   on_words: Callable | None = None, score_models: Callable | None = None) -> Scoring:
     """Score loaded test sets with model directories and/or output columns of paper .tab
-    files; the ``freq`` column of a paper .tab adds the paper's unigram baseline.
-    ``load_options`` go to ``lm.load.load_model`` (``device``, ``batch_size``,
-    ``carry_state``, ``dtype``, ``engine``, ``threads``). ``score_models``: how the models
-    score the test sets (default :func:`score_in_process`: loaded and scored here;
+    files (``what``'s ``from_outputs``); the ``freq`` column of a paper .tab adds the
+    paper's unigram baseline. Every model is loaded with ``loading``
+    (:func:`lm.load.load_model`). ``score_models``: how the models score the test sets
+    (default :func:`score_in_process`: loaded and scored here;
     :class:`agreement.scoring.sharded.ShardedScoring` hands shards to an executor), called
     as :func:`score_in_process` is. SyntaxGym suites' own predictions are evaluated too
     (:func:`suite_predictions`). ``require_in_vocab`` needs models: a .tab's columns
     have no vocabulary to require. ``normalize``/``unigram``: the models' whole-sentence
-    scores normalised (:mod:`agreement.scoring.normalize`; ``sum``: as scored)."""
+    scores normalised (:mod:`agreement.scoring.normalize`; None: as scored)."""
+    require_in_vocab, method, from_outputs = what.require_in_vocab, what.method, what.from_outputs
     if require_in_vocab and not specs:
         raise AgreeError("{require_in_vocab} needs a model with a vocabulary ({models}); "
                          "the model columns of a paper .tab ({from_outputs}) have none", fields=True)
     check_unique_items(testsets)
-    scored = (score_models or score_in_process)(testsets, specs, require_in_vocab=require_in_vocab,
-                                                method=method, on_words=on_words, **load_options)
-    scored = ModelScores(apply_normalization(scored.table, normalize, specs, unigram, sentence_pair,
-                                             **load_options), scored.conventions)
+    scored = (score_models or score_in_process)(testsets, specs, loading, require_in_vocab=require_in_vocab,
+                                                method=method, on_words=on_words)
+    scored = ModelScores(apply_normalization(scored.table, what.normalize or "sum", specs, what.unigram,
+                                             sentence_pair, loading), scored.conventions)
     suites = [(ts.label, s) for ts in testsets for s in ts.suites]
-    predictions = suite_predictions(suites, specs, **load_options) if suites and specs else []
+    predictions = suite_predictions(suites, specs, loading) if suites and specs else []
     extra = ScoredTable.concat([t for ts in testsets for t in output_columns(ts, from_outputs, method)])
     if require_in_vocab and specs:  # outputs join the models on the items they kept
         extra = extra.subset(np.isin(extra.row_keys(), scored.table.row_keys()))
@@ -327,10 +328,11 @@ def output_columns(ts: TestSet, from_outputs: Sequence[str], method: str) -> lis
     return out
 
 
-def score_in_process(testsets: Sequence[TestSet], specs: Sequence[ModelSpec], *, require_in_vocab: bool,
-                     method: str, on_words: Callable | None, **load_options) -> ModelScores:
-    """Load every model here and score the test sets' items with :func:`score_items`."""
-    scorers = load_scorers(specs, **load_options)
+def score_in_process(testsets: Sequence[TestSet], specs: Sequence[ModelSpec], loading: ModelLoading, *,
+                     require_in_vocab: bool, method: str, on_words: Callable | None) -> ModelScores:
+    """Load every model here (with ``loading``) and score the test sets' items with
+    :func:`score_items`."""
+    scorers = load_scorers(specs, loading)
     try:
         scored = score_items([it for ts in testsets for it in ts.items], scorers,
                              require_in_vocab=require_in_vocab, groups={s.name: s.group for s in specs},
@@ -343,11 +345,11 @@ def score_in_process(testsets: Sequence[TestSet], specs: Sequence[ModelSpec], *,
             scorer.close()
 
 
-def suite_predictions(suites: Sequence, specs: Sequence[ModelSpec], **load_options) -> list:
+def suite_predictions(suites: Sequence, specs: Sequence[ModelSpec], loading: ModelLoading) -> list:
     """The SyntaxGym suites' own predictions (``(label, suite)`` pairs), evaluated on region
     surprisals (:func:`agreement.scoring.syntaxgym.evaluate_suites`) by the models loaded here: a
     suite is a few dozen sentences, so this stays in this process whatever the executor."""
-    scorers = load_scorers(specs, **load_options)
+    scorers = load_scorers(specs, loading)
     try:
         return evaluate_suites(suites, scorers, {s.name: s.group for s in specs})
     finally:

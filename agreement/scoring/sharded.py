@@ -8,6 +8,7 @@ conventions for the manifest; only where the models run differs.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -23,14 +24,12 @@ from agreement.scoring.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardSt
 from formats.items import Item
 from treebanks.progress import progress
 from formats.scored import ScoredTable, empty
+from lm.backends import ModelLoading
 from lm.base import space_after_of
 from lm.errors import FieldError
 from lm.load import resolve_engine
 
 log = logging.getLogger(__name__)
-
-#: load options that change a model's scores (part of its shards' checksums)
-SCORED_OPTIONS = ("batch_size", "device", "dtype", "engine", "threads", "carry_state", "convention")
 
 
 @dataclass
@@ -42,20 +41,19 @@ class ShardRun:
     scored: int = 0
 
 
-def model_jobs(specs, executor: Executor, load_options: dict) -> list[ModelJob]:
+def model_jobs(specs, executor: Executor, loading: ModelLoading) -> list[ModelJob]:
     """One :class:`ModelJob` per model: the executor's threads as the model's, a GGUF
-    file's engine chosen once here (so every worker runs the same one)."""
+    file's engine chosen once here (so every worker runs the same one). Every load option
+    may change a model's scores: all of them are part of its shards' checksums."""
     jobs = []
     for spec in specs:
-        options = dict(load_options)
+        options = loading
         if executor.threads is not None:
-            options["threads"] = executor.threads
-        engine = resolve_engine(spec, options.get("engine"), dtype=options.get("dtype"),
-                                device=options.get("device"))
+            options = dataclasses.replace(options, threads=executor.threads)
+        engine = resolve_engine(spec, options.engine, dtype=options.dtype, device=options.device)
         if engine is not None:
-            options["engine"] = engine
-        scored = {k: options.get(k) for k in SCORED_OPTIONS}
-        jobs.append(model_job(spec, options, executor.threads, scored))
+            options = dataclasses.replace(options, engine=engine)
+        jobs.append(model_job(spec, options, executor.threads, dataclasses.asdict(options)))
     return jobs
 
 
@@ -190,15 +188,15 @@ class ShardedScoring:
         self.run = ShardRun()
         self.store: ShardStore | None = None
 
-    def __call__(self, testsets, specs, *, require_in_vocab: bool, method: str, on_words,
-                 **load_options) -> ModelScores:
+    def __call__(self, testsets, specs, loading: ModelLoading, *, require_in_vocab: bool, method: str,
+                 on_words) -> ModelScores:
         if not specs:
             return ModelScores(empty(), {})
-        if load_options.get("carry_state"):
+        if loading.carry_state:
             raise FieldError("{carry_state} reads every item as one stream, in order, in one process: "
                              "it cannot be sharded over workers (leave out {executor} ray)")
         with self.executor:                  # started by its first model that needs scoring
-            jobs = model_jobs(specs, self.executor, load_options)
+            jobs = model_jobs(specs, self.executor, loading)
             files = [f for ts in testsets for f in ts.files]   # run.json names the one that changed
             self.store = ShardStore.open(self.target, run_record(jobs, files, method))
             return score_sharded([it for ts in testsets for it in ts.items],

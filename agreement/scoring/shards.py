@@ -44,11 +44,11 @@ RUN_RECORD = "run.json"
 @dataclass(frozen=True)
 class ModelJob:
     """One model as executors load it: ``spec`` (:class:`agreement.scoring.score.ModelSpec`),
-    ``options`` (the loader's: batch_size, device, dtype, engine, threads, ...),
+    ``options`` (:class:`lm.backends.ModelLoading`: its threads and engine resolved),
     ``threads`` (CPU threads a worker gives it; None: the library's defaults) and ``key``
     (checksum of the model's files and of the options that change scores)."""
     spec: object
-    options: dict
+    options: object
     threads: int | None
     key: str
     files: dict = field(default_factory=dict, compare=False)
@@ -109,7 +109,7 @@ def model_files(directory: str | os.PathLike) -> dict[str, str]:
     return {row["path"]: row["sha256"] for row in describe_inputs([directory])}
 
 
-def model_job(spec, options: dict, threads: int | None, scored_options: dict) -> ModelJob:
+def model_job(spec, options, threads: int | None, scored_options: dict) -> ModelJob:
     """A :class:`ModelJob`; ``scored_options``: the options that change its scores
     (the resolved engine, batch size, device, dtype, threads), part of its key."""
     files = model_files(spec.directory)

@@ -70,7 +70,7 @@ class RayExecutor(Executor):
     # ---- the workers -------------------------------------------------------------
     def _gpus(self, job: ModelJob) -> list[int]:
         """[1] when each actor gets a GPU: the cluster has one and the device allows it."""
-        device = str(job.options.get("device") or "auto")
+        device = str(job.options.device or "auto")
         has = self.ray.cluster_resources().get("GPU", 0) >= 1
         return [1] if has and device != "cpu" else []
 

@@ -26,7 +26,7 @@ class ModelWorker:
 
     def __init__(self, job: ModelJob, set_threads: bool = True):
         self.job = job
-        self.scorer = load_scorers([job.spec], **job.options)[0]
+        self.scorer = load_scorers([job.spec], job.options)[0]
         if set_threads and job.threads is not None and "torch" in sys.modules:  # a torch model
             sys.modules["torch"].set_num_threads(job.threads)
 
