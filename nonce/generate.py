@@ -69,8 +69,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 
@@ -82,6 +81,7 @@ from nonce.fit import fitting, target_pairs
 from nonce.frames import Context, FrameFilter, Frames
 from treebanks.errors import literal
 from nonce.pool import CONTENT_POS, GENDER_POS, CandidatePool, Pair, PoolOptions
+from nonce.result import NonceCounts, NonceResult
 from treebanks.features import parse_feats
 from nonce.vowels import vowel_rule_on
 from treebanks.paradigms import ParadigmTable
@@ -144,81 +144,6 @@ class NonceConfig:
                            content_pos=tuple(self.content_pos), values=tuple(self.values))
 
 
-@dataclass(frozen=True)
-class NonceResult:
-    """What :func:`make_nonce` made.
-
-    items                  per original item, in input order: variant 0, then 1..n
-    originals              original items read
-    with_variants          originals that got variants (the others: no target pair)
-    positions              content positions (target excluded) per POS, once per item with variants
-    positions_no_candidate those of them that kept their word (no other candidate)
-    targets                targets per POS, once per original item
-    targets_no_pair        those with no replacement pair (item kept as original only)
-    positions_no_frame     verb positions that kept their word: no candidate with their frame
-                           (and positions_no_agreement, _no_harmony, _no_main_form, cues_ambiguous:
-                           :mod:`nonce.fit`)
-    positions_no_gender    nouns without Gender that kept their word: no candidate fits the word before
-    targets_no_frame       verb targets with pairs, none with their frame: they keep their own pair
-                           (and targets_no_harmony, targets_before_adjective, targets_syncretic)
-    same_prefix            variants flagged SAME_PREFIX (not in ``variants``)
-    """
-    items: tuple[Item, ...]
-    originals: int
-    with_variants: int
-    positions: dict[str, int] = field(default_factory=dict)
-    positions_no_candidate: dict[str, int] = field(default_factory=dict)
-    targets: dict[str, int] = field(default_factory=dict)
-    targets_no_pair: dict[str, int] = field(default_factory=dict)
-    positions_fused: dict[str, int] = field(default_factory=dict)
-    positions_fused_unchanged: dict[str, int] = field(default_factory=dict)
-    targets_fused: int = 0
-    distinct_pairs: dict[int, int] = field(default_factory=dict)
-    targets_own_pair: dict[str, int] = field(default_factory=dict)
-    positions_no_frame: int = 0
-    targets_no_frame: int = 0
-    positions_no_gender: int = 0
-    positions_no_agreement: int = 0
-    positions_no_harmony: int = 0
-    positions_no_main_form: int = 0
-    cues_ambiguous: int = 0
-    targets_no_harmony: int = 0
-    targets_before_adjective: int = 0
-    targets_syncretic: int = 0
-    same_prefix: int = 0
-    frames_used: bool = False
-
-    @property
-    def variants(self) -> int:
-        """Nonce variants: every item made but the originals and the SAME_PREFIX ones."""
-        return len(self.items) - self.originals - self.same_prefix
-
-    def counts(self) -> dict:
-        """The manifest's counts (POS keys sorted)."""
-        srt = lambda d: dict(sorted(d.items()))  # noqa: E731
-        return {"originals": self.originals, "with_variants": self.with_variants,
-                "variants": self.variants,
-                "targets": srt(self.targets), "targets_no_pair": srt(self.targets_no_pair),
-                "positions": srt(self.positions), "positions_no_candidate": srt(self.positions_no_candidate),
-                "positions_fused": srt(self.positions_fused),
-                "positions_fused_unchanged": srt(self.positions_fused_unchanged),
-                "targets_fused": self.targets_fused,
-                "distinct_pairs": {str(k): v for k, v in sorted(self.distinct_pairs.items())},
-                **({"targets_own_pair": srt(self.targets_own_pair)} if self.targets_own_pair else {}),
-                **({"frames": {"positions_no_frame": self.positions_no_frame,
-                               "positions_no_agreement": self.positions_no_agreement,
-                               "positions_no_harmony": self.positions_no_harmony,
-                               "positions_no_main_form": self.positions_no_main_form,
-                               "cues_ambiguous": self.cues_ambiguous,
-                               "targets_no_frame": self.targets_no_frame,
-                               "targets_no_harmony": self.targets_no_harmony,
-                               "targets_before_adjective": self.targets_before_adjective,
-                               "targets_syncretic": self.targets_syncretic}}
-                   if self.frames_used else {}),
-                **({"positions_no_gender": self.positions_no_gender} if self.positions_no_gender else {}),
-                **({"same_prefix": self.same_prefix} if self.same_prefix else {})}
-
-
 def check_item(item: Item) -> None:
     """Items need aligned tokens/pos/feats and a target inside the sentence."""
     n = len(item.tokens)
@@ -249,7 +174,7 @@ def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceCon
     weighted = config.sampling == "frequency"
     base = rng.getrandbits(64)
     out: list[Item] = []
-    c = _Counts(frames_used=framed is not None)
+    c = NonceCounts(frames_used=framed is not None)
     contrasts: dict[tuple[str, str], CandidatePool] = {}
     for item in track(log, originals, desc="nonce", unit="item"):
         out.append(item)
@@ -291,49 +216,7 @@ def make_nonce(items: Iterable[Item], paradigms: ParadigmTable, config: NonceCon
     return c.result(tuple(out), len(originals))
 
 
-@dataclass
-class _Counts:
-    """The tallies of one :func:`make_nonce` run."""
-    positions: Counter = field(default_factory=Counter)
-    no_cand: Counter = field(default_factory=Counter)
-    targets: Counter = field(default_factory=Counter)
-    no_pair: Counter = field(default_factory=Counter)
-    fused: Counter = field(default_factory=Counter)
-    fused_unchanged: Counter = field(default_factory=Counter)
-    distinct: Counter = field(default_factory=Counter)
-    own_pair: Counter = field(default_factory=Counter)
-    with_variants: int = 0
-    targets_fused: int = 0
-    frames_used: bool = False
-    no_frame: int = 0
-    no_gender: int = 0
-    no_agreement: int = 0
-    no_harmony: int = 0
-    no_candidate_main: int = 0
-    cue_ambiguous: int = 0
-    targets_no_frame: int = 0
-    targets_no_harmony: int = 0
-    targets_before_adjective: int = 0
-    targets_syncretic: int = 0
-    same_prefix: int = 0
-
-    def result(self, items: tuple, originals: int) -> NonceResult:
-        return NonceResult(items=items, originals=originals, with_variants=self.with_variants,
-                           positions=dict(self.positions), positions_no_candidate=dict(self.no_cand),
-                           targets=dict(self.targets), targets_no_pair=dict(self.no_pair),
-                           positions_fused=dict(self.fused), positions_fused_unchanged=dict(self.fused_unchanged),
-                           targets_fused=self.targets_fused, distinct_pairs=dict(self.distinct),
-                           targets_own_pair={k: v for k, v in self.own_pair.items() if v},
-                           positions_no_frame=self.no_frame, targets_no_frame=self.targets_no_frame,
-                           positions_no_gender=self.no_gender, positions_no_agreement=self.no_agreement,
-                           positions_no_harmony=self.no_harmony, targets_no_harmony=self.targets_no_harmony,
-                           positions_no_main_form=self.no_candidate_main, cues_ambiguous=self.cue_ambiguous,
-                           targets_before_adjective=self.targets_before_adjective,
-                           targets_syncretic=self.targets_syncretic,
-                           same_prefix=self.same_prefix, frames_used=self.frames_used)
-
-
-def _slots(item: Item, pool: CandidatePool, content: frozenset, c: _Counts, framed: FrameFilter | None,
+def _slots(item: Item, pool: CandidatePool, content: frozenset, c: NonceCounts, framed: FrameFilter | None,
            ctx: Context | None) -> list:
     """(position, candidates) for the content words of ``item`` to replace; counts
     the positions that keep their word (no candidate; merged token, by reason; no

@@ -20,7 +20,8 @@ from formats.vocab import vocab_path
 from formats.extract_output import EXTRACT_FILES, ExtractDir, read_extract_dir
 from nonce.budget import check_nonce_size
 from nonce.frames import Frames, frames_for_files
-from nonce.generate import NonceConfig, NonceResult, make_nonce, treebank_vocab
+from nonce.generate import NonceConfig, make_nonce, treebank_vocab
+from nonce.result import NonceResult
 from nonce.pool import CandidatePool
 from nonce.target_swaps import SwapResult, make_swaps
 from nonce.vowels import vowel_rule_on

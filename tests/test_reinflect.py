@@ -6,7 +6,8 @@ import random
 from pathlib import Path
 
 from treebanks.paradigms import Analysis
-from treebanks.reinflect import LEMMA, Reinflector, contrast
+from treebanks.reinflect import LEMMA, Reinflector
+from treebanks.reinflect_cells import contrast
 from treebanks.reinflect_rules import RuleIndex, edit_rule
 from treebanks.sounds import is_spelling_variant as spelling_variant
 from treebanks.unimorph import Lexicon

@@ -43,11 +43,11 @@ from __future__ import annotations
 import zlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Iterable, Mapping
 
-from treebanks.features import format_feats, parse_feats
-from treebanks.paradigms import AGREEMENT_LIKE, Analysis
+from treebanks.paradigms import Analysis
+from treebanks.reinflect_cells import (agreeing, contrast, lexicon_only_cells, most_frequent, spellings,
+                                       uncapitalised)
 from treebanks.reinflect_rules import RuleIndex, agreement_change, change_classes
 from treebanks.sounds import is_spelling_variant
 from treebanks.unimorph import Lexicon
@@ -63,8 +63,6 @@ ORIGINS = ("attested", "lexicon", "generated")
 _SKIP_UPOS = frozenset({"PUNCT", "SYM", "X", "ADP", "CCONJ", "SCONJ", "INTJ", "_"})
 #: analyses that are no cell of a paradigm: misspellings, abbreviations, foreign words
 _NOT_PARADIGM = ("Typo=Yes", "Abbr=Yes", "Foreign=Yes")
-#: the order a pair's contrasted feature is named in (Number first: method.md)
-_PIVOTS = ("Number", "Person", "Gender", "Animacy")
 
 
 @dataclass(frozen=True)
@@ -127,53 +125,9 @@ class Syncretism:
     lemmas: int
 
 
-@lru_cache(maxsize=1 << 14)
-def _feats(feats: str) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(parse_feats(feats).items()))
-
-
-def _agreeing(feats: str) -> bool:
-    return any(k.split("[")[0] in AGREEMENT_LIKE for k, _ in _feats(feats))
-
-
-def contrast(a: str, b: str) -> str:
-    """The agreement feature two cells contrast (``Number``, ``Person[subj]``...), or ""
-    when they differ in nothing or in anything but agreement features."""
-    da, db = dict(_feats(a)), dict(_feats(b))
-    diff = [k for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k)]
-    if not diff or any(k.split("[")[0] not in AGREEMENT_LIKE for k in diff):
-        return ""
-    return min(diff, key=lambda k: (_PIVOTS.index(k.split("[")[0]), k))
-
-
-def uncapitalised(form: str, known) -> str:
-    """``form`` as it is written inside a sentence when ``known`` (a language's forms)
-    has that spelling: ``Leads`` -> ``leads``, ``BROKERS`` -> ``brokers``; German
-    nouns keep their capital, having no other spelling. Rules learned from a
-    sentence-initial capital would otherwise rewrite the capital too."""
-    if form.islower() or not form[:1].isupper():
-        return form
-    for other in (form[:1].lower() + form[1:], form.lower(), form[:1] + form[1:].lower()):
-        if other != form and other in known:
-            return other
-    return form
-
-
-def _spellings(form: str) -> set[str]:
-    """``form`` and, for a sentence-initial capital, its lower-case start (``Gebe``, ``gebe``)."""
-    return {form, form[:1].lower() + form[1:]}
-
-
 def _classes(upos: str, src: str, dst: str, form: str) -> tuple[tuple, ...]:
     """A prediction's rule classes, most specific first (module docstring)."""
     return (upos, src, dst, form[-2:]), (upos, src, dst, form[-1:]), (upos, src, dst, "")
-
-
-def _most_frequent(forms: Mapping[str, int]) -> str:
-    """The most frequent form (ties: the one that sorts first)."""
-    if len(forms) == 1:
-        return next(iter(forms))
-    return min(forms.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
 def _fold(lemma: str) -> int:
@@ -214,7 +168,7 @@ class Reinflector:
                     or any(mark in a.feats for mark in _NOT_PARADIGM)):
                 continue
             cells[a.lemma, a.upos][a.feats][uncapitalised(a.form, known)] += n
-        lex_cells, conflicts = _lexicon_cells(lexicon, cells)
+        lex_cells, conflicts = lexicon_only_cells(lexicon, cells)
         model = cls({k: dict(v) for k, v in cells.items()}, lex_cells, conflicts)
         model._fit()
         return model
@@ -227,7 +181,7 @@ class Reinflector:
         if out is None:
             out = dict(self.lexicon_cells.get(key, {}))
             for feats, forms in self.cells.get(key, {}).items():
-                out[feats] = _most_frequent(forms)
+                out[feats] = most_frequent(forms)
             self._main[key] = out
         return out
 
@@ -237,7 +191,7 @@ class Reinflector:
             forms = self.main_forms(lemma, upos)
             order = sorted(forms)
             for dst in order:
-                if not _agreeing(dst):
+                if not agreeing(dst):
                     continue
                 yield lemma, upos, LEMMA, lemma, dst, forms[dst]
                 for src in order:
@@ -260,7 +214,7 @@ class Reinflector:
                         self.stats[c][0] += got[0] == f_dst
                         self.stats[c][1] += 1
             got = self.index.apply((upos, src, dst), f_src, exclude=(f_src, f_dst))
-            if src != LEMMA and (src < dst or not _agreeing(src)):   # each pair of cells once
+            if src != LEMMA and (src < dst or not agreeing(src)):   # each pair of cells once
                 pair = (upos, *sorted((src, dst)))
                 self.both[pair] += 1
                 self.same[pair] += f_src == f_dst
@@ -286,7 +240,7 @@ class Reinflector:
                     self._by_form[form, upos].append(Reading(form, lemma, upos, feats, "lexicon"))
         agreement: dict[str, set] = defaultdict(set)
         for (_lemma, upos), by_cell in list(self.cells.items()) + list(self.lexicon_cells.items()):
-            agreement[upos].update(f for f in by_cell if _agreeing(f))
+            agreement[upos].update(f for f in by_cell if agreeing(f))
         self._agreement_cells = {u: sorted(c) for u, c in agreement.items()}
 
     # -- reliability --------------------------------------------------------------
@@ -315,7 +269,7 @@ class Reinflector:
         lemma's most reliable source cell (module docstring); None when none is."""
         by_cell = self.cells.get((lemma, upos), {})
         if feats in by_cell:
-            return Generated(_most_frequent(by_cell[feats]), lemma, upos, feats, "attested")
+            return Generated(most_frequent(by_cell[feats]), lemma, upos, feats, "attested")
         lex = self.lexicon_cells.get((lemma, upos), {})
         if feats in lex:
             return Generated(lex[feats], lemma, upos, feats, "lexicon")
@@ -352,19 +306,19 @@ class Reinflector:
         each agreement cell of ``lemma`` (or of the lemmas the form is attested with)
         whose generated form is ``form``. A sentence-initial capital is read as the
         model stores forms (``Gebe`` as ``gebe``). Sorted by lemma, then cell."""
-        spellings = _spellings(form)
-        found = [r for f in sorted(spellings) for r in self._by_form.get((f, upos), ())]
+        written = spellings(form)
+        found = [r for f in sorted(written) for r in self._by_form.get((f, upos), ())]
         lemmas = sorted({r.lemma for r in found} | ({lemma} if lemma else set()))
         for lem in lemmas:
             for feats, g in sorted(self._generated_cells(lem, upos, min_reliability).items()):
-                if g.form in spellings:
+                if g.form in written:
                     found.append(Reading(form, lem, upos, feats, "generated", g.reliability))
         return sorted(set(found), key=lambda r: (r.lemma, r.feats, ORIGINS.index(r.origin)))
 
     def attested(self, form: str, upos: str, lemma: str) -> list[Reading]:
         """The attested and lexicon analyses of ``form`` as ``upos`` with ``lemma`` (those of
         :meth:`analyses` without the generated cells, which cost a reinflection of the lemma)."""
-        return [r for f in sorted(_spellings(form)) for r in self._by_form.get((f, upos), ()) if r.lemma == lemma]
+        return [r for f in sorted(spellings(form)) for r in self._by_form.get((f, upos), ()) if r.lemma == lemma]
 
     def _generated_cells(self, lemma: str, upos: str, min_reliability: float) -> dict[str, Generated]:
         key = (lemma, upos, min_reliability)
@@ -433,25 +387,3 @@ def _reliability(stats: Mapping, classes: tuple) -> tuple[float, int]:
                 return s[0] / s[1], s[1]
             n = max(n, s[1])
     return 0.0, n
-
-
-def _lexicon_cells(lexicon: Lexicon | None, cells: Mapping) -> tuple[dict, int]:
-    """(lemma, upos) -> feats -> form of the lexicon's cells, and how many cells it
-    spells two ways that the treebanks do not settle (those are left out)."""
-    if lexicon is None:
-        return {}, 0
-    out: dict = defaultdict(dict)
-    conflicts = 0
-    for (lemma, upos), entries in sorted(lexicon.cells.items()):
-        spelled: dict[str, set] = defaultdict(set)
-        for form, feats in entries:
-            spelled[format_feats(feats)].add(form)
-        for feats, forms in sorted(spelled.items()):
-            attested = cells.get((lemma, upos), {}).get(feats)
-            if attested:
-                continue   # the treebanks' own form wins
-            if len(forms) > 1:
-                conflicts += 1
-                continue
-            out[lemma, upos][feats] = next(iter(forms))
-    return dict(out), conflicts

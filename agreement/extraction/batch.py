@@ -17,9 +17,9 @@ variants as minimal pairs) and ``manifest.json``.
   ``agree extract DIR --mode relations`` then ``agree nonce --seed`` with that seed
   gives the same items.
 * **Nothing half-written, and resumable**: the languages are written into
-  ``OUT.partial`` (each atomically: :func:`formats.files.atomic_output_dir`), which
-  becomes ``OUT`` when every language is done (``OUT`` is replaced whole, under the
-  ``--out`` policy). A language whose directory (in ``OUT.partial``, or in an earlier
+  ``OUT.partial`` (:mod:`agreement.extraction.partial_dir`; each atomically:
+  :func:`formats.files.atomic_output_dir`), which becomes ``OUT`` when every language
+  is done (``OUT`` is replaced whole, under the ``--out`` policy). A language whose directory (in ``OUT.partial``, or in an earlier
   ``OUT``) has a manifest that says it is complete, for the same inputs (by checksum),
   options and agree version, with its files unchanged, is kept, not mined again.
 * **A language's faults are its own**: a treebank the reader refuses (a truncated
@@ -36,25 +36,25 @@ import json
 import logging
 import os
 import random
-import shutil
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from tqdm import tqdm
 
-from agreement.errors import AgreeError, DomainError
+from agreement.errors import DomainError
 from agreement.extraction.config import ExtractConfig, ExtractResult
 from agreement.extraction.extract import check_config, extract_items
 from agreement.extraction.itemtools import file_stem
 from agreement.extraction.languages import Language, find_languages
+from agreement.extraction.partial_dir import finish_work_dir, leave_work_dir, open_work_dir
 from agreement.extraction.relation_arcs import RELATION_FEATURES, RELATIONS
 from agreement.extraction.relations import RELATIONS_FILE, reason_text, write_relations
 from agreement.parallel import check_executor, run_tasks
-from formats.files import atomic_output_dir, claim_output, commit_dir, is_output_of, make_tmp_dir
+from formats.files import atomic_output_dir, claim_output, commit_dir
 from formats.items import ITEMS_FILE, write_items
 from formats.manifest import AGREE_VERSION, changed_outputs, describe_outputs, read_manifest, write_manifest
 from formats.release import PAIRS_FILE, PARQUET_FILE, Source, parquet_available, release_row, write_pairs
@@ -62,7 +62,8 @@ from formats.release_card import COUNT_COLUMNS, FAILED, IndexRow, ReleaseCard, T
 from formats.release_card import DATASHEET_FILE, INDEX_FILE
 from formats.run import PACKAGES, RunContext
 from nonce.budget import check_nonce_size
-from nonce.generate import NonceConfig, NonceResult, make_nonce
+from nonce.generate import NonceConfig, make_nonce
+from nonce.result import NonceResult
 from nonce.frames import frames_of
 from treebanks.cache import file_sha256
 from treebanks.paradigms import PARADIGMS_FILE
@@ -71,8 +72,6 @@ from treebanks.ud_release import os_reason, unreadable_file
 log = logging.getLogger(__name__)
 
 COMMAND = "extract-all"
-#: written into OUT.partial when agree makes it, so only agree's own work directory is used
-PARTIAL_MARKER = ".agree-partial"
 #: the (relation, feature) cells counted per language (index.tsv's columns)
 CELLS = tuple((r, f) for r in RELATIONS for f in ("Number", "Person", "Gender") if f in RELATION_FEATURES[r])
 
@@ -294,7 +293,7 @@ def extract_languages(run: RunContext, ud_dir: str | os.PathLike, config: Extrac
         codes = [lang.code for lang in selection.languages]
         work = target.with_name(target.name + ".partial")
         try:
-            work = _work_dir(target, codes)
+            work = open_work_dir(target, codes, COMMAND)
             tasks = [LanguageTask(lang, dataclasses.replace(config, lang=lang.code), seed, n, work / lang.code,
                                   parquet, run.argv) for lang in sorted(selection.languages, key=lambda lg: -lg.size)]
             done = {task.language.code: outcome for task, outcome in
@@ -304,58 +303,11 @@ def extract_languages(run: RunContext, ud_dir: str | os.PathLike, config: Extrac
                                  selection.skipped_files, selection.unreadable)
             _write_top(run, work, ud_dir, selection.languages, result, config, seed, n, parquet, recipe)
         except BaseException:
-            _leave(work)
+            leave_work_dir(work, COMMAND)
             raise
-        _finish(work, codes)
+        finish_work_dir(work, codes, COMMAND)
         commit_dir(work, target, COMMAND, run.force)
     return result
-
-
-def _leave(work: Path) -> None:
-    """After a fault or an interruption: OUT.partial removed when it holds agree's
-    marker alone (nothing to resume, so nothing is left behind); else kept, saying so,
-    for the same command to resume from its finished languages."""
-    with contextlib.suppress(OSError):
-        entries = list(work.iterdir())
-        if [p.name for p in entries] == [PARTIAL_MARKER]:
-            shutil.rmtree(work)
-            return
-        finished = sum(is_output_of(p, COMMAND) for p in entries if p.is_dir())
-        if finished:
-            log.warning(f"Warning: {work} keeps the {finished} language(s) finished; the same command again "
-                        f"keeps them and mines the rest")
-
-
-def _work_dir(target: Path, codes: Sequence[str]) -> Path:
-    """OUT.partial, ready: an interrupted run's kept as it is; the finished languages of
-    an earlier OUT linked in (hard links: their files are never rewritten in place)."""
-    work = target.with_name(target.name + ".partial")
-    if work.exists() and not (work / PARTIAL_MARKER).is_file():
-        raise AgreeError(f"{work} exists and was not made by `agree {COMMAND}`; move it away or choose "
-                         f"another {{out}}", fields=True)
-    if work.exists():
-        log.info(f"resuming the interrupted run in {work}: the languages it finished are kept")
-    work.mkdir(exist_ok=True)
-    (work / PARTIAL_MARKER).write_text(f"agree {COMMAND} work directory\n", encoding="utf-8")
-    carried = 0
-    for code in codes:
-        src, dst = target / code, work / code
-        if not dst.exists() and is_output_of(src, COMMAND):
-            tmp = make_tmp_dir(dst)
-            shutil.rmtree(tmp)
-            shutil.copytree(src, tmp, copy_function=_link_or_copy)
-            os.replace(tmp, dst)
-            carried += 1
-    if carried:
-        log.debug(f"{carried} languages of {target} linked into {work}")
-    return work
-
-
-def _link_or_copy(src: str, dst: str) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
 
 
 def _progress(results: Iterator, total: int) -> Iterator:
@@ -401,13 +353,3 @@ def _write_top(run: RunContext, work: Path, ud_dir, languages: Sequence[Language
                        languages=[_row_json(r) for r in rows], excluded=list(result.excluded),
                        skipped_files=list(result.skipped_files), unreadable=list(result.unreadable),
                        files=describe_outputs(work))
-
-
-def _finish(work: Path, codes: Iterable[str]) -> None:
-    """Leave in OUT.partial only what OUT is to hold: language directories of earlier
-    runs that are not in this one are removed (they are agree's own), and the marker."""
-    keep = set(codes)
-    for entry in work.iterdir():
-        if entry.is_dir() and entry.name not in keep and is_output_of(entry, COMMAND):
-            shutil.rmtree(entry)
-    (work / PARTIAL_MARKER).unlink(missing_ok=True)

@@ -64,10 +64,10 @@ from lm.gguf.float_copy import FTYPES, KV_F32, FloatCopy, check_dtype
 from lm.gguf.header import read_gguf_info
 from lm.gguf.llamacpp_decode import Group, Lane, decode_round, join_splits, plan_rounds
 from lm.gguf.llamacpp_lib import LOG_ERRORS, capture_log, import_llama_cpp, word_start_mask
+from lm.gguf.llamacpp_record import conventions_record
 from lm.lanes import lanes_for, side_by_side
 from lm.openings import distinct_sequences, group_openings
-from lm.pieces import (CONVENTIONS, DEFAULT, EncodingCache, check_convention, offsets_from_pieces,
-                       spaces_of, word_sums)
+from lm.pieces import DEFAULT, EncodingCache, check_convention, offsets_from_pieces, spaces_of, word_sums
 from formats.digests import sha256_of
 
 #: llama.cpp's limit on distinct sequences in one context (LLAMA_MAX_SEQ)
@@ -353,49 +353,11 @@ class LlamaCppScorer(EncodingCache, Scorer):
         join_splits(splits)
         self.skipped += skipped
 
-    def _threads_record(self):
-        if self.lanes == 1:
-            return self.threads
-        return (f"{self.threads}: {self.lanes} lanes (contexts decoding rounds side by side) of "
-                f"{self._cparams.n_threads} thread(s)")
-
-    def _weights_dtype(self) -> str:
-        if not self.dtype:
-            return "as stored"
-        if self._copy is None:
-            return f"{self.dtype} (as stored)"
-        exact = ", exact" if self.dtype == "float32" else ""
-        return f"{self.dtype} (a copy of the {self.info.quantization} weights made at load by llama.cpp's quantizer{exact})"
-
+    # ------------------------------------------------------------------ the record
     def conventions(self) -> dict:
         if self._sha256 is None:
             self._sha256 = sha256_of(self.path)
-        return {
-            "engine": "llama.cpp", "engine_version": f"llama-cpp-python {self._lc.__version__}",
-            "file": self.path.name, "sha256": self._sha256,
-            "architecture": self.info.architecture, "parameters": self.info.parameters,
-            "quantization": self.info.quantization, "weights_dtype": self._weights_dtype(),
-            "kv_cache": "float32" if self.dtype == "float32" else "float16",
-            "logits_dtype": "float32", "attention": "flash attention off (fp32 softmax)",
-            "log_softmax": "float32, full vocabulary (numpy)",
-            "units": "natural log", "context": self.context,
-            "bos_token": f"{self.bos} ({self.bos_source})",
-            "bos_added": "once, by agree" if self.convention != "minicons" else "the tokenizer's own",
-            "convention": self.convention, "text": CONVENTIONS[self.convention],
-            "first_token": "every word including the first is scored after BOS"
-                           if self.convention != "minicons" else "the first token conditions only",
-            "word_end_correction": "target method: x P(next token cannot continue the word: starts "
-                                   "with whitespace" + (" or punctuation" if self.convention != "words"
-                                                        else "") + ", or ends the text)",
-            "sentence_method": "sum of piece log-probs after BOS, no EOS, no word-end factor",
-            "ties": "undecidable (never counted correct)",
-            "batch_size": self.batch_size, "share_prefix": self.share_prefix,
-            "batch_invariant": "yes: one sequence per decode call, its scores depend on it alone"
-                               if self.batch_size == 1 and not self.share_prefix else
-                               "no: sequences decoded together move each other's scores (quantized kernels)",
-            "threads": self._threads_record(), "n_ctx": self.n_ctx, "gpu_offload": self.gpu,
-            "skipped_over_context": self.skipped, "skipped_unencodable": self.skipped_unencodable,
-        }
+        return conventions_record(self, self._sha256)
 
 
 def load_llamacpp(path: str | os.PathLike, *, batch_size: int | None = None, share_prefix: bool | None = None,

@@ -30,7 +30,7 @@ class NeuralOptions:
 
 def _load(path: Path, config: dict, options: NeuralOptions):
     # torch comes with the scorer's module, imported with the collector paused (lm.heavy)
-    return import_heavy("lm.neural.scorer").load_neural(path, config, **asdict(options))
+    return import_heavy("lm.neural.load").load_neural(path, config, **asdict(options))
 
 
 def _open_lstm(scorer):
