@@ -15,18 +15,21 @@ git clone -q "$repo" "$work/clone"
 export PIP_CACHE_DIR="$work/pip-cache"
 mkdir -p "$PIP_CACHE_DIR"
 cd "$work/clone"
+# make TARGET into $work/TARGET.log, its set-up steps' lines shown; its seconds in $took
+timed() {
+  local start=$SECONDS
+  make "$1" >"$work/$1.log" 2>&1 || { tail -20 "$work/$1.log"; exit 1; }
+  took=$((SECONDS - start))
+  grep -E "^setup: .* in [0-9]+ s$" "$work/$1.log" || true
+}
 echo "load before: $(uptime)"
-start=$SECONDS
-make demo >"$work/demo.log" 2>&1 || { tail -20 "$work/demo.log"; exit 1; }
-demo=$((SECONDS - start))
-grep -E "^setup: .* in [0-9]+ s$" "$work/demo.log" || true
+timed demo
+demo=$took
 if .venv/bin/python -c "import llama_cpp" 2>/dev/null; then echo "make demo installed llama_cpp (it should not)"; exit 1; fi
 echo "llama.cpp: not built by make demo"
 echo "load after make demo: $(uptime)"
-start=$SECONDS
-make test >"$work/test.log" 2>&1 || { tail -20 "$work/test.log"; exit 1; }
-tests=$((SECONDS - start))
-grep -E "^setup: .* in [0-9]+ s$" "$work/test.log" || true
+timed test
+tests=$took
 echo "pytest: $(tail -1 "$work/test.log")"
 echo "load after make test: $(uptime)"
 echo "first minutes: make demo ${demo} s, make test ${tests} s (logs in $work)"

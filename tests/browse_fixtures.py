@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import run_agree
+from conftest import run_agree, tiny_corpus
 from formats.items import Item, write_items
 
 #: (prefix words with their POS and Number, correct, wrong, cue index, attractors)
@@ -57,11 +57,6 @@ def make_items() -> list[Item]:
     return out
 
 
-def tiny_corpus(root: Path) -> Path:
-    from test_minimal_pairs import tiny_corpus as make
-    return make(root, LINES)
-
-
 @pytest.fixture(scope="module")
 def score_runs(tmp_path_factory):
     """{name: score dir} over one test set: ``uni`` (unigram, --surprisal) and, when
@@ -71,7 +66,7 @@ def score_runs(tmp_path_factory):
     from lm.unigram import train_unigram
 
     root = tmp_path_factory.mktemp("browse")
-    corpus = load_corpus(tiny_corpus(root / "corpus"))
+    corpus = load_corpus(tiny_corpus(root / "corpus", LINES))
     train_unigram(corpus, root / "m-uni")
     (root / "ext").mkdir()
     write_items(root / "ext" / "items.tsv", make_items())

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,19 @@ def run_agree(*args, **kwargs) -> Result:
     """``agree ARGS`` run in this process with click's CliRunner (stdout and stderr
     apart); arguments may be paths or numbers. ``kwargs`` go to ``CliRunner.invoke``."""
     return CliRunner().invoke(cli, [str(a) for a in args], **kwargs)
+
+
+def tiny_corpus(root, lines, lang: str = "en"):
+    """A corpus directory of ``lines`` (the same in every split), as ``agree corpus`` writes one."""
+    root.mkdir(parents=True)
+    for split in ("train", "valid", "test"):
+        (root / f"{split}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    counts = Counter(w for s in lines for w in s.split())
+    words = sorted(counts, key=lambda w: (-counts[w], w))
+    (root / "vocab.txt").write_text("\n".join(["<eos>", "<unk>", *words]) + "\n", encoding="utf-8")
+    (root / "counts.tsv").write_text("word\tcount\n" + "".join(f"{w}\t{counts[w]}\n" for w in words))
+    (root / "manifest.json").write_text(f'{{"command": "corpus", "parameters": {{"lang": "{lang}"}}}}\n')
+    return root
 
 
 def as_cli(error, command: str) -> str:

@@ -16,7 +16,8 @@ from lm.corpus import prepare, shuffle
 from lm.corpus.prepare import prepare_corpus
 from lm.errors import LMError
 from test_corpus import all_lines
-from test_corpus_ranges import SPLIT_FILES, multistream, same_files, small_ranges  # noqa: F401  (a fixture)
+from test_corpus_ranges import (SPLIT_FILES, multistream, ray_gives_the_local_bytes, same_files,  # noqa: F401
+                                small_ranges)  # small_ranges: a fixture
 
 
 @pytest.fixture
@@ -108,14 +109,8 @@ class TestExternalShuffle:
             [dump.name, f"{dump.name[:-8]}-index.txt.bz2", "o1", "o2"])
 
     def test_ray_gives_the_local_bytes(self, tmp_path, small_ranges, external):
-        pytest.importorskip("ray")
-        dump, _ = multistream(tmp_path, n_pages=60)
-        local = run_agree("corpus", dump, "--lang", "en", "--out", tmp_path / "local", "-q")
-        on_ray = run_agree("corpus", dump, "--lang", "en", "--executor", "ray", "--workers", "2",
-                           "--out", tmp_path / "ray", "-q")
-        assert local.exit_code == 0 and on_ray.exit_code == 0, on_ray.output
-        assert same_files(tmp_path / "local", tmp_path / "ray")
-        assert json.loads((tmp_path / "ray/manifest.json").read_text())["stats"]["shuffle_runs"] > 1
+        on_ray = ray_gives_the_local_bytes(tmp_path)
+        assert json.loads((on_ray / "manifest.json").read_text())["stats"]["shuffle_runs"] > 1
 
 
 def peak_kib(src, out, **kw) -> int:

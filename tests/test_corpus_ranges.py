@@ -44,6 +44,19 @@ def same_files(a, b) -> bool:
     return all((a / f).read_bytes() == (b / f).read_bytes() for f in SPLIT_FILES)
 
 
+def ray_gives_the_local_bytes(tmp_path):
+    """``agree corpus`` on a small dump, here and on Ray with 2 workers: the same files.
+    Returns the Ray run's directory."""
+    pytest.importorskip("ray")
+    dump, _ = multistream(tmp_path, n_pages=60)
+    local = run_agree("corpus", dump, "--lang", "en", "--out", tmp_path / "local", "-q")
+    on_ray = run_agree("corpus", dump, "--lang", "en", "--executor", "ray", "--workers", "2",
+                       "--out", tmp_path / "ray", "-q")
+    assert local.exit_code == 0 and on_ray.exit_code == 0, on_ray.output
+    assert same_files(tmp_path / "local", tmp_path / "ray")
+    return tmp_path / "ray"
+
+
 @pytest.fixture
 def small_ranges(monkeypatch):
     """Ranges of 2 streams and blocks of a few pages, so that tiny dumps have several
@@ -219,10 +232,4 @@ class TestCli:
         assert not (tmp_path / "o").exists() and not (tmp_path / ".o.resume").exists()
 
     def test_ray_gives_the_local_bytes(self, tmp_path, small_ranges):
-        pytest.importorskip("ray")
-        dump, _ = multistream(tmp_path, n_pages=60)
-        local = run_agree("corpus", dump, "--lang", "en", "--out", tmp_path / "local", "-q")
-        on_ray = run_agree("corpus", dump, "--lang", "en", "--executor", "ray", "--workers", "2",
-                           "--out", tmp_path / "ray", "-q")
-        assert local.exit_code == 0 and on_ray.exit_code == 0, on_ray.output
-        assert same_files(tmp_path / "local", tmp_path / "ray")
+        ray_gives_the_local_bytes(tmp_path)

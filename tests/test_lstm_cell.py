@@ -7,6 +7,13 @@ import torch
 from lm.neural.cell import SteppedLSTM, gather_state
 
 
+def _seeded(seed: int, size: int, hidden: int, layers: int, batch: int, steps: int):
+    """A batch-first nn.LSTM drawn with ``seed``, its stepped copy, and a random input."""
+    torch.manual_seed(seed)
+    rnn = torch.nn.LSTM(size, hidden, layers, batch_first=True).eval()
+    return rnn, SteppedLSTM.of(rnn), torch.randn(batch, steps, size)
+
+
 @pytest.mark.parametrize("layers,bias", [(1, True), (2, True), (3, True), (2, False)])
 def test_stepping_gives_nn_lstm_outputs_and_states(layers, bias):
     torch.manual_seed(layers)
@@ -62,11 +69,8 @@ def _run(lstm, x, hooks=None, layers=None):
 
 
 def test_hook_points_are_named_per_layer_and_reading_hooks_change_nothing():
-    torch.manual_seed(1)
-    rnn = torch.nn.LSTM(5, 7, 2, batch_first=True).eval()
-    lstm = SteppedLSTM.of(rnn)
+    rnn, lstm, x = _seeded(1, 5, 7, 2, batch=3, steps=5)
     assert lstm.hook_points() == ["layers.0.hook_c", "layers.0.hook_h", "layers.1.hook_c", "layers.1.hook_h"]
-    x = torch.randn(3, 5, 5)
     seen: dict = {}
     hooks = {name: (lambda v, t, name=name: seen.setdefault(name, []).append(v.clone()))
              for name in lstm.hook_points()}
@@ -96,10 +100,7 @@ def test_a_hook_that_zeroes_a_unit_equals_zeroing_its_outgoing_weights():
 
 
 def test_replacing_the_whole_state_at_a_step_continues_the_donors_run():
-    torch.manual_seed(3)
-    rnn = torch.nn.LSTM(3, 5, 2, batch_first=True).eval()
-    lstm = SteppedLSTM.of(rnn)
-    x = torch.randn(2, 6, 3)
+    _, lstm, x = _seeded(3, 3, 5, 2, batch=2, steps=6)
     with torch.no_grad():
         donor, _ = _run(lstm, x[1:])
         kept: dict = {}
@@ -114,10 +115,7 @@ def test_replacing_the_whole_state_at_a_step_continues_the_donors_run():
 
 
 def test_stepping_from_a_layer_above_takes_the_layer_belows_h():
-    torch.manual_seed(4)
-    rnn = torch.nn.LSTM(3, 5, 3, batch_first=True).eval()
-    lstm = SteppedLSTM.of(rnn)
-    x = torch.randn(2, 4, 3)
+    rnn, lstm, x = _seeded(4, 3, 5, 3, batch=2, steps=4)
     with torch.no_grad():
         below, _ = _run(lstm, x, layers=range(0, 1))
         top, state = _run(lstm, below, layers=range(1, 3))

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from conftest import run_agree
+from conftest import run_agree, tiny_corpus
 from formats.testsets.colorlessgreen import read_colorlessgreen, write_colorlessgreen
 from agreement.errors import AgreeError
 from formats.testsets import detect_testset, load_testset
@@ -97,20 +97,6 @@ def test_subword_word_logprobs_sum_the_pieces(tmp_path):
         assert np.allclose(g, [piece[a:b].sum() for a, b in zip(ends[:-1], ends[1:])], atol=1e-4)
         assert abs(g.sum() - piece.sum()) < 1e-4
     assert scorer.word_pieces("cantavano") == sub.word_pieces("cantavano")
-
-
-def tiny_corpus(root, lines):
-    from collections import Counter
-
-    root.mkdir(parents=True)
-    for split in ("train", "valid", "test"):
-        (root / f"{split}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    counts = Counter(w for s in lines for w in s.split())
-    words = sorted(counts, key=lambda w: (-counts[w], w))
-    (root / "vocab.txt").write_text("\n".join(["<eos>", "<unk>", *words]) + "\n", encoding="utf-8")
-    (root / "counts.tsv").write_text("word\tcount\n" + "".join(f"{w}\t{counts[w]}\n" for w in words))
-    (root / "manifest.json").write_text('{"command": "corpus", "parameters": {"lang": "en"}}\n')
-    return root
 
 
 LINES = (["the dog runs ."] * 6 + ["the dogs run ."] * 3 + ["the dog near the cats runs ."] * 2

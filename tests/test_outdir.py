@@ -138,18 +138,28 @@ def wait_for(proc, predicate, seconds=60):
         time.sleep(0.02)
 
 
+def interrupted(args, cwd, ready, sig, *, settle: float = 0.0, seconds: float = 60) -> tuple[int, str]:
+    """``agree ARGS`` started in ``cwd`` and sent ``sig`` once ``ready()`` holds (and
+    ``settle`` seconds more): its (exit code, stderr)."""
+    proc = start(args, cwd)
+    try:
+        wait_for(proc, ready, seconds)
+        if settle:
+            time.sleep(settle)
+        proc.send_signal(sig)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    return proc.returncode, stderr
+
+
 def test_sigkill_score_then_rerun_leaves_nothing_hidden(big, tmp_path):
     testset, model = big
     runs = tmp_path / "runs"
     runs.mkdir()
-    proc = start(["score", testset, "--model", model, "--out", runs / "out", "-q"], tmp_path)
-    try:
-        wait_for(proc, lambda: any(p.name.startswith(".out.tmp-") for p in runs.iterdir()))
-        proc.kill()
-        proc.wait()
-    finally:
-        proc.kill()
-    assert proc.returncode == -signal.SIGKILL
+    returncode, _ = interrupted(["score", testset, "--model", model, "--out", runs / "out", "-q"], tmp_path,
+                                lambda: any(p.name.startswith(".out.tmp-") for p in runs.iterdir()), signal.SIGKILL)
+    assert returncode == -signal.SIGKILL
     assert ".out.lock" in hidden(runs) and not (runs / "out").exists()
     proc = start(["score", testset, "--model", model, "--out", runs / "out"], tmp_path)
     stdout, stderr = proc.communicate(timeout=120)
@@ -158,33 +168,16 @@ def test_sigkill_score_then_rerun_leaves_nothing_hidden(big, tmp_path):
     assert hidden(runs) == [] and (runs / "out" / "items.tsv").is_file()
 
 
-def test_ctrl_c_in_score_is_one_line_and_exit_130(big, tmp_path):
+@pytest.mark.parametrize("sig, code, line", [(signal.SIGINT, 130, "Interrupted"), (signal.SIGTERM, 143, "Terminated")],
+                         ids=["ctrl-c", "sigterm"])
+def test_a_signal_mid_write_is_one_line_and_leaves_nothing_beside_out(big, tmp_path, sig, code, line):
+    """Ctrl-C, and SIGTERM (timeout's, a scheduler's) handled as Ctrl-C: the temporary
+    directory and the lock are removed, one line, exit code 130 or 143."""
     testset, model = big
-    proc = start(["score", testset, "--model", model, "--out", tmp_path / "out", "-q"], tmp_path)
-    try:
-        wait_for(proc, lambda: any(p.name.startswith(".out.tmp-") for p in tmp_path.iterdir()))
-        time.sleep(0.1)                    # inside the run (it takes seconds), not at its edges
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130 and stderr.strip() == "Interrupted", stderr
-    assert hidden(tmp_path) == [] and not (tmp_path / "out").exists()
-
-
-def test_sigterm_mid_write_leaves_nothing_beside_out(big, tmp_path):
-    """SIGTERM (timeout's, a scheduler's) is handled as Ctrl-C: the temporary directory and
-    the lock are removed, one line, exit code 143."""
-    testset, model = big
-    proc = start(["score", testset, "--model", model, "--out", tmp_path / "out", "-q"], tmp_path)
-    try:
-        wait_for(proc, lambda: any(p.name.startswith(".out.tmp-") for p in tmp_path.iterdir()))
-        time.sleep(0.1)
-        proc.send_signal(signal.SIGTERM)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 143 and stderr.strip() == "Terminated", stderr
+    returncode, stderr = interrupted(["score", testset, "--model", model, "--out", tmp_path / "out", "-q"], tmp_path,
+                                     lambda: any(p.name.startswith(".out.tmp-") for p in tmp_path.iterdir()), sig,
+                                     settle=0.1)   # inside the run (it takes seconds), not at its edges
+    assert returncode == code and stderr.strip() == line, stderr
     assert hidden(tmp_path) == [] and not (tmp_path / "out").exists()
 
 
@@ -196,13 +189,8 @@ def corpus(tmp_path_factory):
 def test_sigkill_train_lm_then_resume_leaves_nothing_hidden(corpus, tmp_path):
     out = tmp_path / "m"
     args = ["train-lm", corpus, *TINY_LSTM, "--epochs", "1000", "--checkpoint-minutes", "0.001"]
-    proc = start([*args, "--out", out], tmp_path)
-    try:
-        wait_for(proc, lambda: (tmp_path / "m.partial" / "checkpoint.pt").is_file())
-        proc.kill()
-        proc.wait()
-    finally:
-        proc.kill()
+    interrupted([*args, "--out", out], tmp_path, lambda: (tmp_path / "m.partial" / "checkpoint.pt").is_file(),
+                signal.SIGKILL)
     assert hidden(tmp_path) == [".m.lock"]
     r = agree(*args, "--out", out)           # the killed run's checkpoint is kept: say so
     assert r.exit_code == 1 and "holds an interrupted training run: continue it with --resume" in r.output
@@ -216,15 +204,10 @@ def test_sigkill_train_lm_then_resume_leaves_nothing_hidden(corpus, tmp_path):
 def test_sigterm_in_train_lm_saves_a_checkpoint_and_exits_143(corpus, tmp_path):
     """SIGTERM in training: the batch is finished, a checkpoint saved, the lock released."""
     out = tmp_path / "m"
-    proc = start(["train-lm", corpus, *TINY_LSTM, "--epochs", "1000", "--checkpoint-minutes", "0.001",
-                  "--out", out], tmp_path)
-    try:
-        wait_for(proc, lambda: (tmp_path / "m.partial" / "checkpoint.pt").is_file())
-        proc.send_signal(signal.SIGTERM)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 143, stderr
+    returncode, stderr = interrupted(["train-lm", corpus, *TINY_LSTM, "--epochs", "1000", "--checkpoint-minutes",
+                                      "0.001", "--out", out], tmp_path,
+                                     lambda: (tmp_path / "m.partial" / "checkpoint.pt").is_file(), signal.SIGTERM)
+    assert returncode == 143, stderr
     assert stderr.splitlines()[-1].startswith("Terminated: training interrupted at epoch ")
     assert "Continue with the same command and --resume" in stderr and "Traceback" not in stderr
     assert hidden(tmp_path) == [] and (tmp_path / "m.partial" / "checkpoint.pt").is_file()
@@ -409,17 +392,12 @@ def test_shuffled_vocabulary_is_detected(tmp_path):
 
 def test_ctrl_c_in_demo_does_not_offer_resume(tmp_path):
     """agree demo has no --resume: an interrupt inside its train-lm step is a plain one."""
-    proc = start(["demo", "--scale", "tiny", "--out", tmp_path / "d"], tmp_path)
-    try:
-        # vocab.txt: torch is imported by then. A Ctrl-C during torch's own import can be
-        # lost (its C code clears errors while it imports numpy), so the demo would finish.
-        wait_for(proc, lambda: any((p / "models" / "lstm.partial" / "vocab.txt").is_file()
-                                   for p in tmp_path.glob(".d.tmp-*")), seconds=120)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, stderr
+    # vocab.txt: torch is imported by then. A Ctrl-C during torch's own import can be
+    # lost (its C code clears errors while it imports numpy), so the demo would finish.
+    returncode, stderr = interrupted(["demo", "--scale", "tiny", "--out", tmp_path / "d"], tmp_path,
+                                     lambda: any((p / "models" / "lstm.partial" / "vocab.txt").is_file()
+                                                 for p in tmp_path.glob(".d.tmp-*")), signal.SIGINT, seconds=120)
+    assert returncode == 130, stderr
     assert stderr.rstrip().endswith("Interrupted") and "--resume" not in stderr and "Traceback" not in stderr
     assert hidden(tmp_path) == [] and not (tmp_path / "d").exists()
 

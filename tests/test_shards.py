@@ -53,6 +53,17 @@ def outputs(out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name != "manifest.json"}
 
 
+def scored(out, testset, models, **options):
+    """``agree score``'s verb: ``models`` on ``testset`` into ``out``, with OPTS (``options`` added)."""
+    return score_to_dir(RunContext("score", out=out), [testset], models, **OPTS, **options)
+
+
+def cut_short(out, testset, models, after: int) -> None:
+    """:func:`scored`, interrupted (KeyboardInterrupt) after ``after`` shards."""
+    with pytest.raises(KeyboardInterrupt):
+        scored(out, testset, models, executor=Cut(after=after))
+
+
 def test_shards_are_the_chunks_a_one_process_run_always_scored():
     from agreement.scoring.score import CHUNK_SIZE
     assert SHARD_SIZE == CHUNK_SIZE == 1024
@@ -61,7 +72,7 @@ def test_shards_are_the_chunks_a_one_process_run_always_scored():
 def test_output_is_the_same_whatever_the_shard_size(tmp_path, testset, capsys):
     m = unigram(tmp_path / "u", SING)
     score_to_dir(RunContext("score", out=tmp_path / "a"), [testset], [str(m)], reporting=Reporting(surprisal=True))
-    score_to_dir(RunContext("score", out=tmp_path / "b"), [testset], [str(m)], **OPTS)
+    scored(tmp_path / "b", testset, [str(m)])
     assert "shards" not in capsys.readouterr().err             # a fresh run: nothing kept to speak of
     assert outputs(tmp_path / "a") == outputs(tmp_path / "b")
     execution = json.loads((tmp_path / "b" / "manifest.json").read_text())["execution"]
@@ -73,15 +84,14 @@ def test_output_is_the_same_whatever_the_shard_size(tmp_path, testset, capsys):
 def test_an_interrupted_run_resumes_with_only_the_missing_shards(tmp_path, testset, capsys):
     m1, m2 = unigram(tmp_path / "u1", SING), unigram(tmp_path / "u2", PLUR)
     models = [str(m1), str(m2)]
-    score_to_dir(RunContext("score", out=tmp_path / "whole"), [testset], models, **OPTS)
-    with pytest.raises(KeyboardInterrupt):
-        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, **OPTS, executor=Cut(after=7))
+    scored(tmp_path / "whole", testset, models)
+    cut_short(tmp_path / "o", testset, models, after=7)
     assert not (tmp_path / "o").exists()
     work = tmp_path / "o.partial"
     assert (work / WORK_MARKER).is_file()
     assert len(list(work.glob("*/[!v]*.npz"))) == 7       # model 1's five shards, two of model 2
     assert f"kept 7 finished shard(s) in {work}" in capsys.readouterr().err
-    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], models, **OPTS)
+    scored(tmp_path / "o", testset, models)
     err = capsys.readouterr().err
     assert "u1/model: 5 of 5 shards finished earlier (kept), 0 to score" in err
     assert "u2/model: 2 of 5 shards finished earlier (kept), 3 to score" in err
@@ -89,46 +99,45 @@ def test_an_interrupted_run_resumes_with_only_the_missing_shards(tmp_path, tests
     assert not work.exists()
 
 
+def resumed_as_fresh(tmp_path, testset, m, capsys) -> str:
+    """The interrupted run in ``o`` run again: the same files as a fresh run; what it said."""
+    capsys.readouterr()
+    scored(tmp_path / "o", testset, [str(m)])
+    err = capsys.readouterr().err
+    scored(tmp_path / "fresh", testset, [str(m)])
+    assert outputs(tmp_path / "o") == outputs(tmp_path / "fresh")
+    return err
+
+
 def test_a_changed_model_file_discards_its_shards(tmp_path, testset, capsys):
     m = unigram(tmp_path / "u", SING)
-    with pytest.raises(KeyboardInterrupt):
-        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS, executor=Cut(after=3))
+    cut_short(tmp_path / "o", testset, [str(m)], after=3)
     shutil.rmtree(m)
     unigram(tmp_path / "v", PLUR)
     shutil.copytree(tmp_path / "v" / "model", m)           # same path, other counts
-    capsys.readouterr()
-    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS)
-    err = capsys.readouterr().err
+    err = resumed_as_fresh(tmp_path, testset, m, capsys)
     assert (f"{tmp_path / 'o.partial'}: discarded 3 finished shard(s) of model: the model changed "
             "since they were scored (") in err
     assert "counts.tsv" in err and "sha256 differs" in err
     assert "model: 0 of 5 shards finished earlier (kept), 5 to score" in err
-    score_to_dir(RunContext("score", out=tmp_path / "fresh"), [testset], [str(m)], **OPTS)
-    assert outputs(tmp_path / "o") == outputs(tmp_path / "fresh")
 
 
 def test_a_changed_test_set_discards_the_shards_it_changed(tmp_path, testset, capsys):
     m = unigram(tmp_path / "u", SING)
-    with pytest.raises(KeyboardInterrupt):
-        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS, executor=Cut(after=3))
+    cut_short(tmp_path / "o", testset, [str(m)], after=3)
     changed = MANY[:2] + [item("b", 0, "the dogs", "sleep", "sleeps")] + MANY[3:]   # shard 2 differs
     write_items(Path(testset) / "items.tsv", changed)
-    capsys.readouterr()
-    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS)
-    err = capsys.readouterr().err
+    err = resumed_as_fresh(tmp_path, testset, m, capsys)
     assert (f"{tmp_path / 'o.partial'}: discarded 1 finished shard(s) of model: the test set changed "
             f"since they were scored ({Path(testset) / 'items.tsv'}: sha256 differs)") in err
     assert "model: 2 of 5 shards finished earlier (kept), 3 to score" in err
-    score_to_dir(RunContext("score", out=tmp_path / "fresh"), [testset], [str(m)], **OPTS)
-    assert outputs(tmp_path / "o") == outputs(tmp_path / "fresh")
 
 
 def test_other_options_that_change_scores_discard_too(tmp_path, testset, capsys):
     m = unigram(tmp_path / "u", SING)
-    with pytest.raises(KeyboardInterrupt):
-        score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS, executor=Cut(after=2))
+    cut_short(tmp_path / "o", testset, [str(m)], after=2)
     capsys.readouterr()
-    score_to_dir(RunContext("score", out=tmp_path / "o"), [testset], [str(m)], **OPTS, loading=ModelLoading(batch_size=7))
+    scored(tmp_path / "o", testset, [str(m)], loading=ModelLoading(batch_size=7))
     assert "options that change scores differ (batch_size None -> 7)" in capsys.readouterr().err
 
 

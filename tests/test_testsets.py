@@ -48,24 +48,27 @@ class TestRegistry:
         with pytest.raises(AgreeError, match="unknown test-set format 'nope' \\(known: auto, "):
             detect_testset(tmp_path, "nope")
 
+    @staticmethod
+    def refused_as(tmp_path, name: str, text: str, fmt: str) -> tuple:
+        """(the file, the one error line) of ``agree score`` on ``text`` written as ``name``, read as ``fmt``."""
+        path = tmp_path / name
+        path.write_text(text)
+        return path, refused(score(path, "--format", fmt, "--out", tmp_path / "o"), tmp_path)
+
     def test_pretty_printed_json_as_blimp_says_json_not_json_lines(self, tmp_path):
-        path = tmp_path / "p.jsonl"
-        path.write_text(json.dumps([{"sentence_good": "a b", "sentence_bad": "a c"}], indent=2))
-        line = refused(score(path, "--format", "blimp", "--out", tmp_path / "o"), tmp_path)
+        text = json.dumps([{"sentence_good": "a b", "sentence_bad": "a c"}], indent=2)
+        path, line = self.refused_as(tmp_path, "p.jsonl", text, "blimp")
         assert line == (f"Error: {path}:1: JSON but not JSON Lines: one JSON array over 6 lines, where "
                         "one JSON object per line is expected")
 
     def test_colorlessgreen_format_on_a_single_other_file(self, tmp_path):
-        path = tmp_path / "x.tsv"
-        path.write_text("a\tb\n")
-        line = refused(score(path, "--format", "colorlessgreen", "--out", tmp_path / "o"), tmp_path)
+        path, line = self.refused_as(tmp_path, "x.tsv", "a\tb\n", "colorlessgreen")
         assert line.startswith(f"Error: {path}: not one of the paper's set files (colorlessgreen reads")
         assert "x.tsv.text" not in line
 
     def test_comma_csv_as_multiblimp_names_the_delimiter(self, tmp_path):
-        path = tmp_path / "eng.tsv"
-        path.write_text("sen,wrong_sen,lang\nThe dog runs.,The dog run.,eng\n")
-        line = refused(score(path, "--format", "multiblimp", "--out", tmp_path / "o"), tmp_path)
+        path, line = self.refused_as(tmp_path, "eng.tsv", "sen,wrong_sen,lang\nThe dog runs.,The dog run.,eng\n",
+                                     "multiblimp")
         assert line == (f"Error: {path}:1: not a MultiBLiMP file (missing columns: sen, wrong_sen; the "
                         "header is comma-separated: sen, wrong_sen, lang; tab-separated columns are expected)")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-from collections import Counter
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ from agreement.scoring.span import differing_span, span_logprobs, target_span
 from formats.testsets import load_testset
 from lm.load import load_model
 
-from conftest import run_agree
+from conftest import run_agree, tiny_corpus
 
 LINES = (["le chien est petit ."] * 5 + ["les chiens sont petits ."] * 4 + ["le chien court ."] * 3
          + ["les chiens courent ."] * 2 + ["the dog runs ."] * 4 + ["the dogs run ."] * 3
@@ -28,15 +27,7 @@ def model(tmp_path_factory):
     from lm.unigram import train_unigram
 
     root = tmp_path_factory.mktemp("span-model")
-    corpus = root / "corpus"
-    corpus.mkdir()
-    for split in ("train", "valid", "test"):
-        (corpus / f"{split}.txt").write_text("\n".join(LINES) + "\n", encoding="utf-8")
-    counts = Counter(w for s in LINES for w in s.split())
-    words = sorted(counts, key=lambda w: (-counts[w], w))
-    (corpus / "vocab.txt").write_text("\n".join(["<eos>", "<unk>", *words]) + "\n", encoding="utf-8")
-    (corpus / "counts.tsv").write_text("word\tcount\n" + "".join(f"{w}\t{counts[w]}\n" for w in words))
-    (corpus / "manifest.json").write_text('{"command": "corpus", "parameters": {"lang": "fr"}}\n')
+    corpus = tiny_corpus(root / "corpus", LINES, lang="fr")
     try:
         from lm.kenlm.scorer import train_kn5
 

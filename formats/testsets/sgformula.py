@@ -86,11 +86,7 @@ class _Parser:
         return node
 
     def boolean(self) -> Node:
-        node = self.comparison()
-        while self.peek() in ("&", "|"):
-            op = self.take()[0]
-            node = Op(op, node, self.comparison())
-        return node
+        return self.left_to_right(self.comparison, ("&", "|"))
 
     def comparison(self) -> Node:
         node = self.sum()
@@ -102,10 +98,14 @@ class _Parser:
         return node
 
     def sum(self) -> Node:
-        node = self.atom()
-        while self.peek() in ("+", "-"):
+        return self.left_to_right(self.atom, ("+", "-"))
+
+    def left_to_right(self, operand, ops: tuple[str, ...]) -> Node:
+        """``operand (op operand)*`` with ``op`` one of ``ops``, grouped from the left."""
+        node = operand()
+        while self.peek() in ops:
             op = self.take()[0]
-            node = Op(op, node, self.atom())
+            node = Op(op, node, operand())
         return node
 
     def atom(self) -> Node:

@@ -264,12 +264,7 @@ def _split(tmp: Path, offsets: array, kept: array, out_dir: Path, seed: int, sta
                         counts.update(words)
             n_tokens[split] = n
             if split != "train" and all_counts is not None:
-                for word, c in counts.items():
-                    word = word.decode("utf-8")
-                    if (left := all_counts[word] - c) > 0:
-                        all_counts[word] = left
-                    else:
-                        del all_counts[word]
+                shuffle.subtract_counts(all_counts, counts)
             elif split == "train":
                 train_counts = Counter({w.decode("utf-8"): c for w, c in counts.items()})
     for split in SPLITS:

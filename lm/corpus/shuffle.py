@@ -102,7 +102,7 @@ def spill_runs(tmp: Path, known: set, max_unk: float, seed: int, where: Path, co
                 if size >= RUN_BYTES:
                     _write_run(records, where, runs)
                     records, size = [], 0
-            _subtract(counts, dropped)
+            subtract_counts(counts, dropped)
     if records:
         _write_run(records, where, runs)
     return runs
@@ -156,7 +156,7 @@ def _write_split(records: Iterator[bytes], path: Path, counts: Counter | None) -
 def _take_off(data: bytes, counts: Counter) -> int:
     """Take the words of ``data`` off ``counts``; how many there were."""
     words = data.split()
-    _subtract(counts, Counter(words))
+    subtract_counts(counts, Counter(words))
     return len(words)
 
 
@@ -177,7 +177,7 @@ def _fewer_runs(paths: list[Path], where: Path) -> list[Path]:
     return paths
 
 
-def _subtract(counts: Counter, byte_counts: Counter) -> None:
+def subtract_counts(counts: Counter, byte_counts: Counter) -> None:
     """Take ``byte_counts`` (undecoded words) off ``counts``, dropping the words that reach 0."""
     for word, c in byte_counts.items():
         word = word.decode("utf-8")

@@ -16,7 +16,7 @@ il, lo, la, i, gli, le, l', un, uno, una, un'). Modes (option ``mode``):
 """
 from __future__ import annotations
 
-from nonce.perturb.base import Aspect, Draft, Option, register
+from nonce.perturb.base import Draft, ModeAspect, Option, register
 
 ARTICLES = {
     "en": frozenset({"a", "an", "the"}),
@@ -76,16 +76,13 @@ def _definiteness(feats: str, new: str, lang: str) -> str:
 
 
 @register
-class Articles(Aspect):
+class Articles(ModeAspect):
     name = "articles"
     summary = "articles removed or swapped (definite <-> indefinite, same number)"
     severity_meaning = "a per-article probability"
     axis_label = "severity (per-article probability)"
     changes_length = True
     options_spec = {"mode": Option("remove", "remove, swap or mixed", choices=("remove", "swap", "mixed"))}
-
-    def condition(self) -> str:
-        return self.options["mode"]
 
     def prepare(self, items) -> None:
         self.lang = self.language(items, sorted(ARTICLES))

@@ -246,6 +246,14 @@ class Aspect(ABC):
         random control reproduce the word count of the POS group it controls."""
 
 
+class ModeAspect(Aspect):
+    """An aspect whose ``mode`` option (in its :attr:`options_spec`) is its condition:
+    ``articles@swap:0.3``, ``marks@insert:0.2``."""
+
+    def condition(self) -> str:
+        return self.options["mode"]
+
+
 _REGISTRY: dict[str, type[Aspect]] = {}
 _DISCOVERED = False
 

@@ -10,7 +10,7 @@ removals, and the item's ``punct`` flag follows its context.
 """
 from __future__ import annotations
 
-from nonce.perturb.base import Aspect, Draft, Option, register
+from nonce.perturb.base import Draft, ModeAspect, Option, register
 
 #: marks that can be inserted
 MARKS = (",", ".", ";", ":", "!", "?", "-", '"')
@@ -29,16 +29,13 @@ def _gaps(draft: Draft, scope: str) -> list[int]:
 
 
 @register
-class Marks(Aspect):
+class Marks(ModeAspect):
     name = "marks"
     summary = "punctuation marks inserted between words and removed"
     severity_meaning = "a per-gap (insertion) and per-mark (removal) probability"
     axis_label = "severity (per-gap / per-mark probability)"
     changes_length = True
     options_spec = {"mode": Option("both", "insert, remove or both", choices=("both", "insert", "remove"))}
-
-    def condition(self) -> str:
-        return self.options["mode"]
 
     def perturb(self, draft: Draft, rng) -> int:
         mode, p = self.options["mode"], self.severity
