@@ -26,7 +26,7 @@ from formats.run import configure_logging
 # the version from formats, not agreement/__init__.py: a clashing `agreement`
 # distribution installed over ours replaces that file, and `agree doctor` must still run
 from formats.manifest import AGREE_VERSION
-from lm import heavy
+from lm import heavy_import
 from lm.errors import Terminated, TrainingInterrupted
 
 #: command name -> (module, function). Order is the order of ``agree --help``.
@@ -208,7 +208,7 @@ def cli():
 
 
 def main():
-    heavy.FREEZE_AFTER_HEAVY_IMPORT = True   # this process ends with its command
+    heavy_import.FREEZE_AFTER_HEAVY_IMPORT = True   # this process ends with its command
     try:
         cli(prog_name="agree")
     finally:

@@ -21,7 +21,7 @@ from agreement.reporting.summary_md import main_table
 from agreement.scoring.curve import plan_curve
 from agreement.scoring.executors import Executor, make_executor
 from agreement.scoring.score import Scoring
-from agreement.scoring.sharded import ShardedScoring
+from agreement.scoring.score_sharded import ShardedScoring
 from agreement.scoring.settings import Execution, ModelLoading, Reporting, WhatToScore, recorded_parameters
 from agreement.scoring.stage import load_testsets, score_into
 from formats.files import resolve_out
@@ -65,7 +65,7 @@ def score_to_dir(run: RunContext, testsets: Sequence[str], models: Sequence[str]
     Models score shard by shard through ``executor`` (default: the one ``execution``
     names), each finished shard kept in ``OUT.partial`` until ``out`` is written, so that
     the same call after an interruption or a failure scores only the rest
-    (:mod:`agreement.scoring.sharded`)."""
+    (:mod:`agreement.scoring.score_sharded`)."""
     plan = plan_curve(models, run.root) if what.curve else None   # run directories -> snapshots
     models = plan.models if plan is not None else models
     model_paths = [p for m in models for p in split_model_value(m, run.root)[2]]

@@ -1,4 +1,5 @@
-"""agreement.extraction.mining / agreement.extraction.extract / formats.testsets.colorlessgreen on a toy treebank
+"""agreement.extraction.construction_miner / agreement.extraction.extract / formats.testsets.colorlessgreen
+on a toy treebank
 whose answers are known: subject-verb across a relative clause (kept), verb-object
 (rejected), a non-projective arc, a verb with no plural form, past tenses spelled
 alike, and a word whose rare plural reading must not count as an attractor."""
@@ -12,7 +13,7 @@ from formats.testsets.colorlessgreen import read_colorlessgreen, write_colorless
 from agreement.errors import AgreeError
 from agreement.extraction.extract import ExtractConfig, extract_items, parse_features
 from formats.vocab import vocab_words as read_vocab
-from agreement.extraction.mining import ConstructionMiner, MiningConfig, parse_construction
+from agreement.extraction.construction_miner import ConstructionMiner, MiningConfig, parse_construction
 from treebanks.errors import TreebankError
 from treebanks.reader import read_treebanks
 from conftest import as_cli

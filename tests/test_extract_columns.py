@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from agreement.extraction.constructions import _infer_number
-from agreement.extraction.mining import ConstructionMiner, MiningConfig
+from agreement.extraction.construction_miner import ConstructionMiner, MiningConfig
 from test_extract import toy_conllu
 from test_languages import DUAL, ITALIAN
 from treebanks import cache
@@ -141,7 +141,7 @@ def test_head_cycle_is_met_before_a_later_malformed_line(tmp_path):
 
 
 def test_judge_when_every_pair_is_seen_once():
-    from agreement.extraction.mining import judge
+    from agreement.extraction.construction_miner import judge
     joint = Counter({(("Sing",), ("Plur",)): 1, (("Plur",), ("Plur",)): 1})
     c = judge(("L", ("NOUN", "VERB")), joint, MiningConfig(features=("Number",), min_count=3))
     assert (c.pairs, c.entropy, c.cue_counts, c.kept, c.arcs) == ((("Plur", "Plur", 1), ("Sing", "Plur", 1)), 0.0, (),

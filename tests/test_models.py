@@ -7,8 +7,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lm import heavy
-from lm.heavy import import_heavy
+from lm import heavy_import
+from lm.heavy_import import import_heavy
 from lm.neural.checkpoint import MODEL_FILE, save_model
 from lm.neural.models import LMConfig, build_model, n_parameters
 from lm.neural.softmax_loss import linear_cross_entropy, token_nll
@@ -169,7 +169,7 @@ class TestFusedLoss:
 
 
 def test_a_heavy_import_pauses_the_collector_and_gives_it_back():
-    """lm.heavy.import_heavy: the module imported, the collector as it was before (on or off)."""
+    """lm.heavy_import.import_heavy: the module imported, the collector as it was before (on or off)."""
     assert gc.isenabled()
     assert import_heavy("json").dumps([1]) == "[1]"
     assert gc.isenabled()
@@ -186,10 +186,10 @@ def test_a_heavy_import_pauses_the_collector_and_gives_it_back():
 
 def test_the_command_freezes_what_a_heavy_import_leaves(monkeypatch):
     """With the command's policy on, the objects alive after the import leave the collector's reach."""
-    monkeypatch.setattr(heavy, "FREEZE_AFTER_HEAVY_IMPORT", True)
+    monkeypatch.setattr(heavy_import, "FREEZE_AFTER_HEAVY_IMPORT", True)
     before = gc.get_freeze_count()
     try:
-        heavy.import_heavy("json")
+        heavy_import.import_heavy("json")
         assert gc.get_freeze_count() > before and gc.isenabled()
     finally:
         gc.unfreeze()     # this test process goes on: its collector whole again

@@ -11,7 +11,7 @@ import pytest
 
 from agreement.scoring.executors import InProcessExecutor, make_executor
 from agreement.score_dir import Execution, ModelLoading, Reporting, score_to_dir
-from agreement.scoring.shards import SHARD_SIZE, WORK_MARKER
+from agreement.scoring.shard_store import SHARD_SIZE, WORK_MARKER
 from conftest import run_agree
 from formats.items import write_items
 from lm.errors import FieldError

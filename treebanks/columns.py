@@ -1,5 +1,5 @@
 """A treebank as compact columns: what :mod:`treebanks.cache` stores and the
-miner (:meth:`agreement.extraction.mining.ConstructionMiner.add_columns`) reads.
+miner (:meth:`agreement.extraction.construction_miner.ConstructionMiner.add_columns`) reads.
 
 Each word's form, lemma, UPOS, FEATS, head, deprel (after the multiword merge),
 depth and space-after flag are NumPy integer arrays, each distinct string stored once per file

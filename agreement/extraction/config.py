@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import ClassVar, Sequence
 
 from agreement.errors import AgreeError
-from agreement.extraction.mining import Construction, Key, MiningConfig
+from agreement.extraction.construction_miner import Construction, Key, MiningConfig
 from agreement.extraction.relation_arcs import FEATURES as RELATION_FEATURES, RELATIONS
 from formats.items import Item
 from treebanks.columns import TreebankColumns

@@ -3,7 +3,7 @@ constructions -> candidate arcs for the item builder.
 
 :class:`ConstructionSource` reads the treebank once, as arrays (parsed in parallel
 or from the parse cache: :mod:`treebanks.cache`), which feed the paradigm table
-(counts per analysis) and the construction miner (:mod:`agreement.extraction.mining`,
+(counts per analysis) and the construction miner (:mod:`agreement.extraction.construction_miner`,
 all arcs at once). Then each agreeing arc of a kept construction is a
 :class:`~agreement.extraction.item_builder.CandidateArc` for the shared item step
 (:mod:`agreement.extraction.item_builder`; method.md section 2, steps 5-7), whose
@@ -25,7 +25,7 @@ a sentence) and whose drops are counted in ``ExtractResult.filters``:
 
 ``filters`` (also in ``manifest.json``), in pipeline order: ``arcs`` (non-root
 arcs read), dropped by ``distance`` / ``punct`` / ``non_projective`` /
-``missing_feature`` / ``excluded_value`` (see :mod:`agreement.extraction.mining`), ``candidates`` left; the
+``missing_feature`` / ``excluded_value`` (see :mod:`agreement.extraction.construction_miner`), ``candidates`` left; the
 ``constructions`` they form, ``constructions_rejected`` / ``_kept`` and the arcs
 in each; ``disagreeing`` arcs of kept constructions; then the item filters
 above and ``items`` left.
@@ -54,7 +54,8 @@ from agreement.extraction.config import ConstructionReport, ExtractConfig, Extra
 from agreement.extraction.item_builder import (Attractors, CandidateArc, ItemBuilder, Rejection, WrongChoice,
                                                WrongForms, default_filters)
 from agreement.extraction.itemtools import match_case
-from agreement.extraction.mining import Arc, Construction, ConstructionMiner, Key, explain, parse_construction
+from agreement.extraction.construction_miner import (Arc, Construction, ConstructionMiner, Key, explain,
+                                                     parse_construction)
 from treebanks.cache import load_columns
 from treebanks.columns import TreebankColumns
 from treebanks.errors import TreebankError, literal

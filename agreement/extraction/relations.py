@@ -1,6 +1,6 @@
 """Mining agreement items by relation (method.md section 2b): ``agree extract --mode relations``.
 
-The paper's construction filter (:mod:`agreement.extraction.mining`) learns which
+The paper's construction filter (:mod:`agreement.extraction.construction_miner`) learns which
 arcs agree from counts and needs treebanks of 10k+ sentences; here the agreement
 relation is read from the annotation, as MultiBLiMP does (Jumelet et al. 2025),
 so that the test and dev splits of any UD language give items. The arcs, the

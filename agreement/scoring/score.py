@@ -58,7 +58,7 @@ log = logging.getLogger(__name__)
 #: the scoring methods (see the module docstring)
 METHODS = ("target", "sentence")
 #: items a scorer is handed at once (it sorts them by length into its own batches);
-#: also the shards of agreement.scoring.shards, so that every executor gives the same floats
+#: also the shards of agreement.scoring.shard_store, so that every executor gives the same floats
 CHUNK_SIZE = 1024
 
 
@@ -276,7 +276,7 @@ def score_testsets(testsets: Sequence[TestSet], specs: Sequence[ModelSpec] = (),
     paper's unigram baseline. Every model is loaded with ``loading``
     (:func:`lm.load.load_model`). ``score_models``: how the models score the test sets
     (default :func:`score_in_process`: loaded and scored here;
-    :class:`agreement.scoring.sharded.ShardedScoring` hands shards to an executor), called
+    :class:`agreement.scoring.score_sharded.ShardedScoring` hands shards to an executor), called
     as :func:`score_in_process` is. SyntaxGym suites' own predictions are evaluated too
     (:func:`suite_predictions`). ``require_in_vocab`` needs models: a .tab's columns
     have no vocabulary to require. ``normalize``/``unigram``: the models' whole-sentence

@@ -49,7 +49,7 @@ class WhatToScore:
 class Execution:
     """Where and how fast the models run, never what they compute (the manifest's
     ``execution``). executor, workers, ray_address: :mod:`agreement.scoring.executors`;
-    shard_size: items per shard (None: :data:`agreement.scoring.shards.SHARD_SIZE`);
+    shard_size: items per shard (None: :data:`agreement.scoring.shard_store.SHARD_SIZE`);
     torch_threads: torch's CPU threads while scoring when the models' threads are not
     given (None: torch's own setting)."""
     executor: str = "in-process"

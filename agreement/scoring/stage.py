@@ -23,7 +23,7 @@ from formats.run import RunContext
 from formats.scored import write_scored
 from formats.testsets import TestSet, load_testset
 from lm.load import ModelSpec
-from lm.heavy import import_heavy
+from lm.heavy_import import import_heavy
 from treebanks.errors import literal
 
 log = logging.getLogger(__name__)

@@ -32,7 +32,7 @@ prefix tree: a token that several of its sequences open with (BOS in all, a grou
 opening, a first word other groups share) is one batch entry tagged with each of their
 sequence ids (llama.cpp stores it once, as ``llama_memory_seq_cp`` would leave it),
 and its logits row answers all of them (:func:`lm.gguf.llamacpp_decode.decode_round`).
-With ``threads`` given on CPU, rounds are decoded in lanes (:mod:`lm.lanes`), one
+With ``threads`` given on CPU, rounds are decoded in lanes (:mod:`lm.thread_lanes`), one
 context each on the same model; the rounds are the same, and so are the scores.
 A sequence (a sentence, or a prefix + candidate) longer than the context window
 is skipped (NaN score) and counted in ``skipped`` (``skipped_over_context`` in
@@ -65,7 +65,7 @@ from lm.gguf.header import read_gguf_info
 from lm.gguf.llamacpp_decode import Group, Lane, decode_round, join_splits, plan_rounds
 from lm.gguf.llamacpp_lib import LOG_ERRORS, capture_log, import_llama_cpp, word_start_mask
 from lm.gguf.llamacpp_record import conventions_record
-from lm.lanes import lanes_for, side_by_side
+from lm.thread_lanes import lanes_for, side_by_side
 from lm.openings import distinct_sequences, group_openings
 from lm.pieces import DEFAULT, EncodingCache, check_convention, offsets_from_pieces, spaces_of, word_sums
 from formats.digests import sha256_of
@@ -333,7 +333,7 @@ class LlamaCppScorer(EncodingCache, Scorer):
     # ------------------------------------------------------------------ decoding
     def _run(self, groups: list[Group]) -> None:
         """Fill every group's log-probs, packing groups into decode rounds; with lanes,
-        round i is decoded by lane i mod n (:mod:`lm.lanes`), each in its own context on
+        round i is decoded by lane i mod n (:mod:`lm.thread_lanes`), each in its own context on
         the same model. The rounds are the same whatever the lanes, and so are the scores."""
         rounds, splits, skipped = plan_rounds(groups, self.n_ctx, self.batch_size)
         if self.lanes > 1 and len(rounds) > 1:

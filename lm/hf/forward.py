@@ -35,7 +35,7 @@ import torch
 
 from transformers import DynamicCache
 
-from lm.lanes import lanes_for, side_by_side
+from lm.thread_lanes import lanes_for, side_by_side
 from lm.openings import group_openings
 
 #: hidden states queued for the output layer before it runs (a larger M for its matrix
@@ -115,7 +115,7 @@ class CausalRunner:
 
     def _run_lanes(self, chunks, reqs, out) -> None:
         """Chunk i read by lane i mod n, each lane a thread at ``lane_threads`` torch
-        threads with its own output queue (:mod:`lm.lanes`: the split is fixed, so the scores
+        threads with its own output queue (:mod:`lm.thread_lanes`: the split is fixed, so the scores
         are the same on every run)."""
         lanes = [self._lane() for _ in range(min(self.lanes, len(chunks)))]
 

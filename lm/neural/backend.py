@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from lm.backends import Backend
-from lm.heavy import import_heavy
+from lm.heavy_import import import_heavy
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class NeuralOptions:
 
 
 def _load(path: Path, config: dict, options: NeuralOptions):
-    # torch comes with the scorer's module, imported with the collector paused (lm.heavy)
+    # torch comes with the scorer's module, imported with the collector paused (lm.heavy_import)
     return import_heavy("lm.neural.load").load_neural(path, config, **asdict(options))
 
 

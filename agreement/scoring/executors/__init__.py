@@ -1,5 +1,5 @@
 """Executors: where the shards of a score run are scored. The scoring verb
-(:func:`agreement.scoring.sharded.score_sharded`) hands an executor one model at a time and
+(:func:`agreement.scoring.score_sharded.score_sharded`) hands an executor one model at a time and
 its shards; it never knows where they run.
 
 * ``in-process`` (:mod:`agreement.scoring.executors.local`): here, one model loaded at a time

@@ -4,7 +4,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Callable, Sequence
 
-from agreement.scoring.shards import ModelJob, ShardResult, ShardTask, VocabResult
+from agreement.scoring.shard_store import ModelJob, ShardResult, ShardTask, VocabResult
 from formats.items import Item
 
 

@@ -5,7 +5,7 @@ from typing import Callable, Sequence
 
 from agreement.scoring.executors.base import Executor
 from agreement.scoring.executors.worker import ModelWorker
-from agreement.scoring.shards import ModelJob, ShardResult, ShardTask, VocabResult
+from agreement.scoring.shard_store import ModelJob, ShardResult, ShardTask, VocabResult
 from formats.items import Item
 
 

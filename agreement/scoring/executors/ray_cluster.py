@@ -21,7 +21,7 @@ from agreement.cluster import RayCluster, first_line
 from agreement.errors import AgreeError, DomainError
 from agreement.scoring.executors.base import Executor
 from agreement.scoring.executors.worker import GuardedWorker
-from agreement.scoring.shards import ModelJob, ShardResult, ShardTask, VocabResult
+from agreement.scoring.shard_store import ModelJob, ShardResult, ShardTask, VocabResult
 from formats.items import Item
 from lm.errors import FieldError
 

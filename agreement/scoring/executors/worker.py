@@ -14,13 +14,13 @@ from typing import Sequence
 
 from agreement.errors import DomainError
 from agreement.scoring.score import load_scorers, oov_flags, piece_flags, score_chunk, sentence_pair
-from agreement.scoring.shards import ModelJob, ShardResult, ShardTask, VocabResult
+from agreement.scoring.shard_store import ModelJob, ShardResult, ShardTask, VocabResult
 from formats.items import Item
 from lm.base import space_after_of
 
 
 class ModelWorker:
-    """One model, loaded once (``job``: :class:`agreement.scoring.shards.ModelJob`). With
+    """One model, loaded once (``job``: :class:`agreement.scoring.shard_store.ModelJob`). With
     ``set_threads`` (a worker process of its own), torch's CPU threads are set to
     ``job.threads`` when given."""
 

@@ -1,5 +1,5 @@
 """Scoring items by shards through an executor, keeping each finished shard
-(:mod:`agreement.scoring.shards`) so that a rerun of the same command scores only the rest.
+(:mod:`agreement.scoring.shard_store`) so that a rerun of the same command scores only the rest.
 
 :func:`score_sharded` is :func:`agreement.scoring.score.score_in_process`'s twin: the same
 records in the same order (model-major, items in test-set order), the same checks
@@ -19,7 +19,7 @@ from treebanks.errors import literal
 from agreement.errors import AgreeError
 from agreement.scoring.executors.base import Executor
 from agreement.scoring.score import ModelScores, item_methods
-from agreement.scoring.shards import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
+from agreement.scoring.shard_store import (SHARD_SIZE, ModelJob, ShardResult, ShardStore, ShardTask, VocabResult,
                               items_digest, model_job, shard_tasks, testset_checksums, vocab_key)
 from formats.items import Item
 from treebanks.progress import progress

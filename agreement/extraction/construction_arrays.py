@@ -1,8 +1,8 @@
 """The construction miner's whole-treebank steps, on NumPy arrays
-(:meth:`agreement.extraction.mining.ConstructionMiner.add_columns`): the candidate filters,
+(:meth:`agreement.extraction.construction_miner.ConstructionMiner.add_columns`): the candidate filters,
 projectivity, construction keys and agreement values for every arc at once,
 instead of a Python loop over words. Each function states the rule of
-:mod:`agreement.extraction.mining` it applies; the tests check that both ways give the same
+:mod:`agreement.extraction.construction_miner` it applies; the tests check that both ways give the same
 counts and arcs."""
 from __future__ import annotations
 

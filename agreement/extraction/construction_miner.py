@@ -43,7 +43,7 @@ from functools import lru_cache
 import numpy as np
 
 from agreement.errors import AgreeError
-from agreement.extraction.mining_arrays import ArcLists, dominates, candidates, patterns
+from agreement.extraction.construction_arrays import ArcLists, dominates, candidates, patterns
 from agreement.extraction.tree_arrays import global_heads
 from treebanks.errors import TreebankError
 from treebanks.features import feature_values
