@@ -46,6 +46,7 @@ after ``same_spelling`` and before ``vocab``:
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Sequence
 
 from agreement.extraction.item_builder import CandidateArc, ItemFilter, Rejection, WrongChoice, WrongForms
@@ -139,82 +140,89 @@ def _finite_spellings(upos: str, feats: str) -> tuple[str, ...]:
 
 def relation_filters(model: Reinflector, lang: str | None) -> list[ItemFilter]:
     """The filters of the module docstring, in order."""
-    def spelling(arc: CandidateArc, wrong: WrongChoice) -> bool:
-        t = arc.sentence.tokens[arc.target]
-        why = model.guard(t.form, wrong.form, t.lemma, t.upos, wrong.feats) if wrong.feats else ""
-        # the item's own treebank's spelling of the cell stands even where another treebank's is more frequent
-        return bool(why) and not (why.startswith("not the most frequent")
-                                  and wrong.source == file_stem(arc.sentence.source))
+    return [ItemFilter("spelling_variant", partial(_spelling_variant, model)),
+            ItemFilter("elision", partial(_elision, lang)),
+            ItemFilter("other_feature_difference", _other_feature),
+            ItemFilter("syncretism", partial(_syncretism, model)),
+            ItemFilter("ambiguous_cue", partial(_ambiguous_cue, model))]
 
-    def elision(arc: CandidateArc, wrong: WrongChoice) -> bool:
-        tokens = arc.sentence.tokens
-        t = tokens[arc.target]
-        if has_apostrophe(t.form) != has_apostrophe(wrong.form) or is_elided(t.form) != is_elided(wrong.form):
+
+def _spelling_variant(model: Reinflector, arc: CandidateArc, wrong: WrongChoice) -> bool:
+    t = arc.sentence.tokens[arc.target]
+    why = model.guard(t.form, wrong.form, t.lemma, t.upos, wrong.feats) if wrong.feats else ""
+    # the item's own treebank's spelling of the cell stands even where another treebank's is more frequent
+    return bool(why) and not (why.startswith("not the most frequent")
+                              and wrong.source == file_stem(arc.sentence.source))
+
+
+def _elision(lang: str | None, arc: CandidateArc, wrong: WrongChoice) -> bool:
+    tokens = arc.sentence.tokens
+    t = tokens[arc.target]
+    if has_apostrophe(t.form) != has_apostrophe(wrong.form) or is_elided(t.form) != is_elided(wrong.form):
+        return True
+    if arc.target:
+        before = tokens[arc.target - 1]
+        if contracts(before.form, wrong.form, lang):
+            return True   # de + les is written des: the bad sentence would hold no word of the language
+        # the word before is written for the target (C'est, Ce sont): it must stay so for the wrong form
+        kept = render_before(before.form, wrong.form, lang, space_after=before.space_after)
+        if kept is None or kept.form != before.form or kept.space_after != before.space_after:
             return True
-        if arc.target:
-            before = tokens[arc.target - 1]
-            if contracts(before.form, wrong.form, lang):
-                return True   # de + les is written des: the bad sentence would hold no word of the language
-            # the word before is written for the target (C'est, Ce sont): it must stay so for the wrong form
-            kept = render_before(before.form, wrong.form, lang, space_after=before.space_after)
-            if kept is None or kept.form != before.form or kept.space_after != before.space_after:
-                return True
-        if arc.target + 1 >= len(tokens):
-            return False
-        written = render_before(wrong.form, tokens[arc.target + 1].form, lang, feats=wrong.feats,
-                                space_after=t.space_after)
-        return written is None or written.space_after != t.space_after or written.form != wrong.form
+    if arc.target + 1 >= len(tokens):
+        return False
+    written = render_before(wrong.form, tokens[arc.target + 1].form, lang, feats=wrong.feats,
+                            space_after=t.space_after)
+    return written is None or written.space_after != t.space_after or written.form != wrong.form
 
-    def other_feature(arc: CandidateArc, wrong: WrongChoice) -> bool:
-        if not wrong.feats:
-            return False
-        a = parse_feats(arc.sentence.tokens[arc.target].feats)
-        b = parse_feats(wrong.feats)
-        feature = arc.features[0]
-        ties = TIES.get(feature, ())
-        layer = arc.carried[len(feature):] if arc.carried != feature else ""
-        layered = {f"{n}{layer}" for n in LAYER_TIES.get(feature, ())} if layer else set()
-        for name in set(a) | set(b):
-            if _base(name) == feature or a.get(name) == b.get(name):
-                continue
-            if name == "VerbForm" and {a.get(name), b.get(name)} <= {"Fin", None}:
-                continue   # a verb without VerbForm is finite (_finite_spellings)
-            if (_base(name) in ties or name in layered) and (name not in a or name not in b):
-                continue
+
+def _other_feature(arc: CandidateArc, wrong: WrongChoice) -> bool:
+    if not wrong.feats:
+        return False
+    a = parse_feats(arc.sentence.tokens[arc.target].feats)
+    b = parse_feats(wrong.feats)
+    feature = arc.features[0]
+    ties = TIES.get(feature, ())
+    layer = arc.carried[len(feature):] if arc.carried != feature else ""
+    layered = {f"{n}{layer}" for n in LAYER_TIES.get(feature, ())} if layer else set()
+    for name in set(a) | set(b):
+        if _base(name) == feature or a.get(name) == b.get(name):
+            continue
+        if name == "VerbForm" and {a.get(name), b.get(name)} <= {"Fin", None}:
+            continue   # a verb without VerbForm is finite (_finite_spellings)
+        if (_base(name) in ties or name in layered) and (name not in a or name not in b):
+            continue
+        return True
+    return False
+
+
+def _syncretism(model: Reinflector, arc: CandidateArc, wrong: WrongChoice) -> bool:
+    t = arc.sentence.tokens[arc.target]
+    cue = _cue_values(arc)
+    mood = parse_feats(t.feats).get("Mood")
+    other_moods = _subordinate(arc.sentence.tokens, arc.target)
+    for r in model.attested(wrong.form, t.upos, t.lemma):
+        f = parse_feats(r.feats)
+        if f.get("Mood") != mood and not other_moods:
+            continue
+        if f.get(arc.carried) != arc.value[0]:
+            continue
+        if all(cue.get(_base(n), v) == v for n, v in f.items() if _base(n) in _AGREEMENT):
             return True
-        return False
+    return False
 
-    def syncretism(arc: CandidateArc, wrong: WrongChoice) -> bool:
-        t = arc.sentence.tokens[arc.target]
-        cue = _cue_values(arc)
-        mood = parse_feats(t.feats).get("Mood")
-        other_moods = _subordinate(arc.sentence.tokens, arc.target)
-        for r in model.attested(wrong.form, t.upos, t.lemma):
-            f = parse_feats(r.feats)
-            if f.get("Mood") != mood and not other_moods:
-                continue
-            if f.get(arc.carried) != arc.value[0]:
-                continue
-            if all(cue.get(_base(n), v) == v for n, v in f.items() if _base(n) in _AGREEMENT):
-                return True
-        return False
 
-    def ambiguous_cue(arc: CandidateArc, wrong: WrongChoice) -> bool:
-        c = arc.sentence.tokens[arc.cue]
-        mine = parse_feats(c.feats)
-        feature = arc.features[0]
-        if feature == "Gender" and c.upos == "PRON" and mine.get("Person") in ("1", "2"):
+def _ambiguous_cue(model: Reinflector, arc: CandidateArc, wrong: WrongChoice) -> bool:
+    c = arc.sentence.tokens[arc.cue]
+    mine = parse_feats(c.feats)
+    feature = arc.features[0]
+    if feature == "Gender" and c.upos == "PRON" and mine.get("Person") in ("1", "2"):
+        return True
+    case = mine.get("Case")
+    for r in model.attested(c.form, c.upos, c.lemma):
+        f = parse_feats(r.feats)
+        if f.get(feature) == wrong.value and (case is None or f.get("Case") == case):
             return True
-        case = mine.get("Case")
-        for r in model.attested(c.form, c.upos, c.lemma):
-            f = parse_feats(r.feats)
-            if f.get(feature) == wrong.value and (case is None or f.get("Case") == case):
-                return True
-        return False
-
-    return [ItemFilter("spelling_variant", spelling), ItemFilter("elision", elision),
-            ItemFilter("other_feature_difference", other_feature), ItemFilter("syncretism", syncretism),
-            ItemFilter("ambiguous_cue", ambiguous_cue)]
+    return False
 
 
 def _subordinate(tokens, target: int) -> bool:
